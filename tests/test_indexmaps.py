@@ -82,7 +82,7 @@ def test_double_buffer_walk_visits_every_tile_once(shape):
     rows, cols = shape
     grid, _ = spec.grid(rows, cols, spec.block, 4)
     ntiles = -(-rows // 32) * -(-cols // 32)
-    visited = [t for b in range(grid) for t in indexmaps.double_buffer_tiles(b, grid, spec.per_block, ntiles)]
+    visited = [t for b in range(grid) for t in indexmaps.double_buffer_tiles(b, grid, spec.extra[0], ntiles)]
     assert sorted(visited) == list(range(ntiles))
 
 
@@ -92,3 +92,9 @@ def test_byte_grid_covers_every_vector(n, itemsize):
         spec = catalog.get(name)
         gx, _ = spec.grid(1, n, spec.block, itemsize)
         assert gx * spec.step(*spec.block)[0] >= n * itemsize // 16 and gx >= 1
+
+
+@given(st.integers(1, 30), st.integers(1, 30), st.sampled_from([1, 2, 3, 8, 65535]))
+def test_grouped_block_order_is_a_bijection(tiles_c, tiles_r, group):
+    seen = {indexmaps.grouped_tile(bx, by, tiles_c, tiles_r, group) for by in range(tiles_r) for bx in range(tiles_c)}
+    assert seen == {(r, c) for r in range(tiles_r) for c in range(tiles_c)}

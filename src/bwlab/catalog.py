@@ -34,10 +34,9 @@ class KernelSpec:
     origin: str
     lesson: str
     fixed: str = ""
-    args: str = "matrix"          # "matrix": (in, out, rows, cols); "bytes": (in, out, nbytes);
-                                  # "matrix+per_block": (in, out, rows, cols, per_block)
+    args: str = "matrix"          # "matrix": (in, out, rows, cols, *extra); "bytes": (in, out, nbytes)
     dtypes: tuple[str, ...] = ("float32", "float64")
-    per_block: int = 0
+    extra: tuple[int, ...] = ()   # trailing int arguments (tiles per block, block-order group)
 
     @property
     def transposes(self) -> bool:
@@ -55,7 +54,7 @@ class KernelSpec:
         if self.cover == "bytes":
             return max(1, cdiv(rows * cols * itemsize // 16, sx)), 1
         if self.cover == "tiles":
-            return max(1, cdiv(cdiv(rows, sx) * cdiv(cols, sx), self.per_block)), 1
+            return max(1, cdiv(cdiv(rows, sx) * cdiv(cols, sx), self.extra[0])), 1
         raise ValueError(f"unknown cover {self.cover!r}")
 
     def legal_blocks(self) -> tuple[Block, ...]:
@@ -78,8 +77,10 @@ _SMEM_BLOCKS = ((32, 16), (32, 8), (32, 32))
 _TILE_BLOCKS = ((32, 8), (32, 16), (32, 32))
 _S000, _S003, _S004 = "seed 000 (bandwidth ladder)", "seed 003 (shared-memory transpose)", "seed 004 (transpose v1-v5)"
 
-# tileVec: the configuration chosen on the H200 (see benchmarks/h200/README.md).
-FAST_TR, FAST_TC, FAST_THREADS, FAST_HINT = 64, 64, 256, 0
+# tileVec: the configuration chosen on the H200 by benchmarks/tilevec_variants.py (168 variants,
+# benchmarks/h200/tilevec_variants.txt): 64x64 tile, 256 threads, plain loads with streaming
+# (evict-first) stores (HINT 2), blocks walking whole tile columns first (GROUP 65535).
+FAST_TR, FAST_TC, FAST_THREADS, FAST_HINT, FAST_GROUP = 64, 64, 256, 2, 65535
 
 KERNELS: tuple[KernelSpec, ...] = (
     # --- ceilings and bounds -------------------------------------------------------------
@@ -148,7 +149,7 @@ KERNELS: tuple[KernelSpec, ...] = (
     KernelSpec("tile32DoubleBuffer", "transpose_tiled", "tileDoubleBuffer<{T},32,{BY}>", "transpose",
                "tiles", lambda bx, by: (32, 32), (32, 8), _TILE_BLOCKS, _S004 + " v4",
                "Four tiles per block, two buffers: the next load is in flight during the store, one sync per tile.",
-               fixed="tile walk in 64-bit, correct for any tile count", args="matrix+per_block", per_block=4),
+               fixed="tile walk in 64-bit, correct for any tile count", extra=(4,)),
     KernelSpec("tile64x32", "transpose_tiled", "tileTranspose<{T},32,64,{BY},0,true>", "transpose",
                "in", _tile(32, 64), (32, 8), _TILE_BLOCKS, _S004 + " v5",
                "A 32x64 swizzled tile: 8 elements per thread, half the barriers per byte."),
@@ -159,8 +160,9 @@ KERNELS: tuple[KernelSpec, ...] = (
     KernelSpec("tileVec", "transpose_fast",
                "tileVec<{T},%d,%d,{BX},%d>" % (FAST_TR, FAST_TC, FAST_HINT), "transpose",
                "in", _tile(FAST_TR, FAST_TC), (FAST_THREADS, 1), ((FAST_THREADS, 1),), "bwlab",
-               "16-byte loads and stores on a conflict-free padded tile: bytes in flight per thread decide.",
-               dtypes=("float32",)),
+               "16-byte accesses on a conflict-free tile, evict-first stores, and blocks walking down tile "
+               "columns so the resident blocks write long runs of each output row.",
+               dtypes=("float32",), extra=(FAST_GROUP,)),
 )
 
 BY_NAME = {k.name: k for k in KERNELS}

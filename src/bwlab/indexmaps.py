@@ -39,3 +39,13 @@ def tile_origins(rows: int, cols: int, tile_r: int, tile_c: int):
 def double_buffer_tiles(block: int, grid: int, per_block: int, ntiles: int) -> list[int]:
     """Tiles visited by one block of tileDoubleBuffer: block, block + grid, ... (at most per_block)."""
     return [t for t in range(block, ntiles, grid)][:per_block]
+
+
+def grouped_tile(bx: int, by: int, tiles_c: int, tiles_r: int, group: int) -> tuple[int, int]:
+    """Launch block (bx, by) -> (tile row, tile col) in tileVec's grouped order (transpose_fast.cu)."""
+    bid = bx + tiles_c * by
+    per_group = group * tiles_c
+    first = (bid // per_group) * group
+    height = min(group, tiles_r - first)
+    in_group = bid % per_group
+    return first + in_group % height, in_group // height

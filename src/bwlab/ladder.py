@@ -85,7 +85,7 @@ def run_transpose(kernels: Optional[list[str]] = None, peer_names: Optional[list
     ref_host = {}
     if cpu:
         log("timing NumPy on the CPU (also the reference)")
-        timing = harness.time_cpu(lambda: ref_host.setdefault("t", verify.reference(host, True)), reps=3)
+        timing = harness.time_cpu(lambda: ref_host.setdefault("t", verify.reference(host, True)), reps=2)
         run.records.append(Record(peers.CPU_PEER, "cpu", "peer", "transpose", timing=timing.to_dict(),
                                   gbs=harness.gbs(nbytes, timing.median_ms), correct=True,
                                   check="the reference", origin="numpy.ascontiguousarray(x.T)", **base))
@@ -159,4 +159,7 @@ def run_transpose(kernels: Optional[list[str]] = None, peer_names: Optional[list
         if p.role == "transpose":
             do_peer(p)
     _fill_percentages(run)
+    after = device._nvidia_smi("clocks.sm,clocks.mem,temperature.gpu", dev.index)
+    if after:  # the clocks under load, next to the idle ones read at the start
+        run.environment["after_run"] = dict(zip(("sm_clock_mhz", "mem_clock_mhz", "temperature_c"), after))
     return run

@@ -100,10 +100,8 @@ class Launcher:
         fn = build.function(self.build(spec.family), spec.expression(x.dtype.name, block))
         if spec.args == "bytes":
             args = (x, out, np.int64(x.nbytes))
-        elif spec.args == "matrix+per_block":
-            args = (x, out, np.int32(rows), np.int32(cols), np.int32(spec.per_block))
         else:
-            args = (x, out, np.int32(rows), np.int32(cols))
+            args = (x, out, np.int32(rows), np.int32(cols), *(np.int32(v) for v in spec.extra))
         g, b = (grid[0], grid[1], 1), (block[0], block[1], 1)
 
         def launch():

@@ -11,20 +11,49 @@
 
 typedef unsigned int word;
 
+// Cache policy of the global side (HINT): 0 default (ld.global.nc via __ldg, st.global),
+// 1 streaming both ways (.cs: evict first), 2 default load + streaming store,
+// 3 streaming load + default store, 4 plain load + plain store, 5 last-use load + streaming
+// store, 6 non-coherent load that skips L1 + streaming store, 7 L2-only load + streaming store.
 template <int HINT>
 __device__ __forceinline__ uint4 ld16(const word* p) {
-  if (HINT == 1) return __ldcs(reinterpret_cast<const uint4*>(p));  // streaming: evict first
-  return __ldg(reinterpret_cast<const uint4*>(p));
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+  if (HINT == 1 || HINT == 3) return __ldcs(q);
+  if (HINT == 2 || HINT == 4) return *q;
+  if (HINT == 5) return __ldlu(q);
+  if (HINT == 6) {
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(q));
+    return v;
+  }
+  if (HINT == 7) return __ldcg(q);
+  return __ldg(q);
 }
 template <int HINT>
 __device__ __forceinline__ void st16(word* p, uint4 v) {
-  if (HINT == 1) __stcs(reinterpret_cast<uint4*>(p), v);
-  else *reinterpret_cast<uint4*>(p) = v;
+  if (HINT == 0 || HINT == 3 || HINT == 4) *reinterpret_cast<uint4*>(p) = v;
+  else __stcs(reinterpret_cast<uint4*>(p), v);
+}
+
+// Block order: consecutive blocks walk `group` tile-rows down before moving one tile to
+// the right, so the blocks resident together write long runs of each output row (group =
+// all tile-rows) or keep both sides' runs moderate (smaller groups); group = 1 is plain
+// row-major order. A bijection from launch order to tiles for any grid.
+__device__ __forceinline__ void grouped_tile(int group, i64& tr, i64& tc) {
+  const i64 tiles_c = gridDim.x, tiles_r = gridDim.y;
+  const i64 bid = (i64)blockIdx.x + tiles_c * blockIdx.y;
+  const i64 per_group = (i64)group * tiles_c;
+  const i64 first = (bid / per_group) * group;
+  const i64 height = min((i64)group, tiles_r - first);
+  const i64 in_group = bid % per_group;
+  tr = first + in_group % height;
+  tc = in_group / height;
 }
 
 template <typename T, int TR, int TC, int THREADS, int HINT>
 __global__ void __launch_bounds__(THREADS)
-tileVec(const T* __restrict__ in_, T* __restrict__ out_, int rows, int cols) {
+tileVec(const T* __restrict__ in_, T* __restrict__ out_, int rows, int cols, int group) {
   static_assert(sizeof(T) == 4, "tileVec moves 4-byte words");
   static_assert(TR % 32 == 0 && TC % 32 == 0 && THREADS % 32 == 0, "tile shape");
   constexpr int LD = TC + 1;
@@ -40,7 +69,9 @@ tileVec(const T* __restrict__ in_, T* __restrict__ out_, int rows, int cols) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int pr = lane >> 3;       // row within a patch
   const int pc = (lane & 7) * 4;  // first word within a patch
-  const i64 r0 = (i64)blockIdx.y * TR, c0 = (i64)blockIdx.x * TC;
+  i64 tr, tc;
+  grouped_tile(group, tr, tc);
+  const i64 r0 = tr * TR, c0 = tc * TC;
   const bool vec = (rows % 4 == 0) && (cols % 4 == 0) && r0 + TR <= rows && c0 + TC <= cols;
 
   if (vec) {
