@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 def diagonal_block(bx: int, by: int, gx: int, gy: int) -> tuple[int, int]:
-    """Launch block (bx, by) of a gx x gy grid -> the tile it works on (transpose_naive.cu)."""
+    """Launch block (bx, by) of a gx x gy grid -> the tile it works on (block_xy in transpose_naive.cu)."""
     bid = bx + gx * by
     ty = bid % gy
     tx = (bid // gy + ty) % gx

@@ -89,6 +89,8 @@ def run_transpose(kernels: Optional[list[str]] = None, peer_names: Optional[list
         run.records.append(Record(peers.CPU_PEER, "cpu", "peer", "transpose", timing=timing.to_dict(),
                                   gbs=harness.gbs(nbytes, timing.median_ms), correct=True,
                                   check="the reference", origin="numpy.ascontiguousarray(x.T)", **base))
+        if timing.noisy:
+            run.records[-1].notes.append(f"noisy: CV {100 * timing.cv:.1f}%")
     ref_t = cupy.asarray(ref_host["t"] if ref_host else verify.reference(host, True))
     del host, ref_host
 

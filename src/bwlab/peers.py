@@ -64,7 +64,7 @@ def _geam(x):
     import cupy.cublas  # noqa: F401  (not imported by `import cupy`)
 
     out = cupy.empty((x.shape[1], x.shape[0]), dtype=x.dtype)
-    # beta = 0 with B = C is cuBLAS's documented in-place form: B is not read.
+    # C = B with transb = N is cuBLAS's in-place form; with beta = 0 the old contents of C do not matter.
     return lambda: cupy.cublas.geam("T", "N", 1.0, x, 0.0, out, out=out)
 
 
