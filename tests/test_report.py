@@ -5,7 +5,7 @@ import pytest
 from bwlab import catalog, report, results
 from bwlab.build import Resources
 
-FIXTURE = Path(__file__).parent / "data" / "h200_run.json"
+FIXTURE = Path(__file__).parents[1] / "benchmarks" / "h200" / "run.json"  # the committed H200 run
 
 
 def test_ladder_table_from_recorded_h200_run():

@@ -118,7 +118,7 @@ def cuda_available() -> tuple[bool, str]:
     return (n > 0, "" if n > 0 else "no CUDA device visible")
 
 
-def _nvidia_smi(fields: str, index: int = 0) -> list[str]:
+def nvidia_smi(fields: str, index: int = 0) -> list[str]:
     if not shutil.which("nvidia-smi"):
         return []
     try:
@@ -142,7 +142,7 @@ def query(index: int = 0) -> DeviceSpec:
         except Exception:
             vals[key] = 0
     if not vals["sm_clock_khz"] or not vals["mem_clock_khz"]:  # attribute refused: ask NVML's CLI
-        smi = _nvidia_smi("clocks.max.sm,clocks.max.memory", index)
+        smi = nvidia_smi("clocks.max.sm,clocks.max.memory", index)
         if len(smi) == 2:
             for key, mhz in zip(("sm_clock_khz", "mem_clock_khz"), smi):
                 if not vals[key] and mhz.isdigit():
@@ -179,7 +179,7 @@ def environment(index: int = 0) -> dict:
         env["nvrtc"] = nvrtc_version()
     except Exception:
         env["nvrtc"] = None
-    smi = _nvidia_smi("driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw", index)
+    smi = nvidia_smi("driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw", index)
     if smi:
         keys = ("driver", "sm_clock_mhz_now", "mem_clock_mhz_now", "sm_clock_mhz_max", "temperature_c", "power_w")
         env["nvidia_smi"] = dict(zip(keys, smi))

@@ -161,7 +161,7 @@ def run_transpose(kernels: Optional[list[str]] = None, peer_names: Optional[list
         if p.role == "transpose":
             do_peer(p)
     _fill_percentages(run)
-    after = device._nvidia_smi("clocks.sm,clocks.mem,temperature.gpu", dev.index)
+    after = device.nvidia_smi("clocks.sm,clocks.mem,temperature.gpu", dev.index)
     if after:  # the clocks under load, next to the idle ones read at the start
         run.environment["after_run"] = dict(zip(("sm_clock_mhz", "mem_clock_mhz", "temperature_c"), after))
     return run
