@@ -69,7 +69,8 @@ def nvrtc_version() -> str:
 
 _FUNC = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$]+)'?")
 _STACK = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
-_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
+_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?")
+_SMEM = re.compile(r"(\d+) bytes smem")  # after "bytes cumulative stack size" when there is a stack
 
 
 def parse_ptxas(log: str) -> dict[str, Resources]:
@@ -83,13 +84,15 @@ def parse_ptxas(log: str) -> dict[str, Resources]:
         elif current and (m := _STACK.search(line)):
             found[current].update(stack_bytes=int(m[1]), spill_stores=int(m[2]), spill_loads=int(m[3]))
         elif current and (m := _USED.search(line)):
-            found[current].update(registers=int(m[1]), barriers=int(m[2] or 0), smem_bytes=int(m[3] or 0))
+            smem = _SMEM.search(line)
+            found[current].update(registers=int(m[1]), barriers=int(m[2] or 0),
+                                  smem_bytes=int(smem[1]) if smem else 0)
     return {sym: Resources(**vals) for sym, vals in found.items()}
 
 
 def _key(family: str, source: str, exprs: list[str], arch: str) -> str:
     h = hashlib.sha256()
-    for part in (family, source, "\0".join(exprs), arch, STD, nvrtc_version(), "v1"):
+    for part in (family, source, "\0".join(exprs), arch, STD, nvrtc_version(), "v2"):
         h.update(part.encode())
         h.update(b"\1")
     return h.hexdigest()[:24]

@@ -209,3 +209,21 @@ def measure_ceilings(spec: DeviceSpec, nbytes: int = 1 << 30, reps: int = 50) ->
             continue
         out[name] = harness.gbs(2 * x.nbytes, harness.time_gpu(launch, reps=reps).median_ms)
     return out
+
+
+PEAK_FAMILY, PEAK_EXPRESSIONS = "peak", ["fmaPeak"]
+
+
+def measure_fp32(spec: DeviceSpec, iters: int = 4096, reps: int = 20) -> float:
+    """FP32 GFLOP/s of an FMA-only kernel filling every SM (the measured compute ceiling)."""
+    import cupy
+    import numpy as np
+
+    from . import build, harness
+
+    fn = build.function(build.compile_family(PEAK_FAMILY, PEAK_EXPRESSIONS, spec.arch), "fmaPeak")
+    blocks, threads = spec.sm_count * 8, 256
+    out = cupy.empty(blocks * threads, cupy.float32)
+    args = (out, np.int32(iters), np.float32(0.999), np.float32(1e-3))
+    t = harness.time_gpu(lambda: fn((blocks,), (threads,), args), warmup=2, reps=reps)
+    return blocks * threads * iters * 8 * 2 / (t.median_ms * 1e-3) / 1e9

@@ -67,7 +67,7 @@ def run_transpose(kernels: Optional[list[str]] = None, peer_names: Optional[list
     dev = device.query()
     run = Run(device=dev.to_dict(), environment=device.environment(dev.index), command=command,
               created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-              config={"shape": [rows, cols], "dtype": dtype, "block": list(block) if block else None,
+              config={"kind": "ladder", "shape": [rows, cols], "dtype": dtype, "block": list(block) if block else None,
                       "warmup": warmup, "reps": reps, "seed": seed})
     itemsize = np.dtype(dtype).itemsize
     nbytes = 2 * rows * cols * itemsize
@@ -152,15 +152,22 @@ def run_transpose(kernels: Optional[list[str]] = None, peer_names: Optional[list
         timed(rec, launch, result)
 
     # Ceilings first, then the ladder in catalog order, then the transposes users would use.
-    for p in peer_list:
-        if p.role != "transpose":
-            do_peer(p)
-    for spec in specs:
-        do_kernel(spec)
-    for p in peer_list:
-        if p.role == "transpose":
-            do_peer(p)
+    try:
+        for p in peer_list:
+            if p.role != "transpose":
+                do_peer(p)
+        for spec in specs:
+            do_kernel(spec)
+        for p in peer_list:
+            if p.role == "transpose":
+                do_peer(p)
+    except KeyboardInterrupt:  # keep what was measured; the caller saves it marked incomplete
+        run.complete = False
+        _fill_percentages(run)
+        return run
     _fill_percentages(run)
+    log("measuring the FP32 ceiling")
+    run.ceilings["fp32_gflops"] = device.measure_fp32(dev)
     after = device.nvidia_smi("clocks.sm,clocks.mem,temperature.gpu", dev.index)
     if after:  # the clocks under load, next to the idle ones read at the start
         run.environment["after_run"] = dict(zip(("sm_clock_mhz", "mem_clock_mhz", "temperature_c"), after))

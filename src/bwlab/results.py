@@ -37,6 +37,7 @@ class Record:
     resources: Optional[dict] = None
     origin: str = ""
     lesson: str = ""
+    counters: Optional[dict] = None  # Nsight Compute metrics (bwlab profile / run --profile)
 
     @property
     def median_ms(self) -> Optional[float]:

@@ -37,10 +37,68 @@ def random_host(shape, dtype, seed=None) -> np.ndarray:
     collisions with the poison, and no zeros hiding unwritten elements."""
     rng = np.random.default_rng(seed)
     dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dt.kind == "c":
+        part = np.float32 if dt.itemsize == 8 else np.float64
+        return (rng.standard_normal(shape, dtype=part) + 1j * rng.standard_normal(shape, dtype=part)).astype(dt)
     if dt.kind == "f":
         return rng.standard_normal(shape, dtype=dt if dt.itemsize >= 4 else np.float32).astype(dt)
     info = np.iinfo(dt)
     return rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=False)
+
+
+_FILL = None
+
+
+def fill_random_bits(a, seed: int = 0, mask: int = 0xFFFFFFFF) -> None:
+    """Fill any contiguous CuPy array with hashed bits (bandwidth-fast at any size; each
+    32-bit word is splitmix64 of its index, ANDed with mask to keep e.g. floats finite)."""
+    import cupy
+
+    global _FILL
+    if _FILL is None:
+        _FILL = cupy.ElementwiseKernel(
+            "uint64 seed, uint32 mask", "uint32 y",
+            "unsigned long long z = ((unsigned long long)i + seed) * 0x9E3779B97F4A7C15ull;"
+            "z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull; z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;"
+            "y = (unsigned int)((z ^ (z >> 31)) >> 16) & mask;", "bwlab_fill_bits")
+    flat = a.reshape(-1).view(cupy.uint8)
+    words = flat[: flat.size // 4 * 4].view(cupy.uint32)
+    if words.size:
+        _FILL(np.uint64(seed), np.uint32(mask), words)
+    if flat.size % 4:
+        flat[words.size * 4:] = 0x3C
+
+
+def uint_view(a):
+    """Raw bits with the element size kept: 16-byte elements become two uint64 on a last axis."""
+    if a.dtype.itemsize == 16:
+        return a.view("u8").reshape(*a.shape, 2)
+    return _uint_view(a)
+
+
+def compare_transposed(out, x, max_chunk_bytes: int = 1 << 30) -> Check:
+    """Bit-exact check on the GPU that out == x with its last two axes swapped, a few
+    matrices at a time (the boolean temporaries stay small); CuPy's strided copy is the
+    independent reference. For results too big for a host reference."""
+    shape = tuple(out.shape)
+    ob, xb = uint_view(out.reshape(-1, *out.shape[-2:])), uint_view(x.reshape(-1, *x.shape[-2:]))
+    if ob.shape[0] == 0 or out.size == 0:
+        return Check(True, 0, None, shape)
+    per = max(1, max_chunk_bytes // max(1, ob[0].size))
+    bad_total, first = 0, None
+    for b0 in range(0, ob.shape[0], per):
+        eq = ob[b0:b0 + per] == xb[b0:b0 + per].swapaxes(1, 2)
+        if eq.ndim == 4:
+            eq = eq.all(axis=3)
+        n = int(eq.size - int(eq.sum()))
+        if n and first is None:
+            flat = int((~eq).ravel().argmax())
+            idx = tuple(int(i) for i in np.unravel_index(flat, eq.shape))
+            first = (b0 + idx[0],) + idx[1:]
+        bad_total += n
+    return Check(bad_total == 0, bad_total, first, shape)
 
 
 def random_device(shape, dtype, seed=None):
@@ -60,7 +118,9 @@ def compare(out, ref) -> Check:
     shape = tuple(ref.shape)
     if tuple(out.shape) != shape or out.dtype != ref.dtype:
         return Check(False, int(np.prod(shape)), None, shape)
-    bad = _uint_view(out) != _uint_view(ref)
+    bad = uint_view(out) != uint_view(ref)
+    if bad.ndim > len(shape):  # 16-byte elements: two words each
+        bad = bad.any(axis=-1)
     n = int(bad.sum())
     if n == 0:
         return Check(True, 0, None, shape)

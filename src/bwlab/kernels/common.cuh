@@ -11,3 +11,24 @@ __device__ __forceinline__ T load(const T* p) {
   if (L2_ONLY) return __ldcg(p);
   return *p;
 }
+
+// a / b and a % b for 0 <= a, 0 < b: 32-bit division when both fit (the usual case), else
+// restoring division in 64 steps. Not the 64-bit `/`: its library call costs every kernel
+// that contains it a stack frame and spills, even when that branch never runs.
+__device__ __forceinline__ void divmod(i64 a, i64 b, i64& q, i64& r) {
+  const unsigned long long n = a, d = b;
+  if ((n | d) >> 32 == 0) {
+    const unsigned q32 = (unsigned)n / (unsigned)d;
+    q = q32;
+    r = (unsigned)n - q32 * (unsigned)d;
+    return;
+  }
+  unsigned long long qq = 0, rr = 0;
+#pragma unroll 1
+  for (int i = 63; i >= 0; --i) {
+    rr = (rr << 1) | ((n >> i) & 1);
+    if (rr >= d) { rr -= d; qq |= 1ull << i; }
+  }
+  q = qq;
+  r = rr;
+}
