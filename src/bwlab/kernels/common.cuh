@@ -32,3 +32,11 @@ __device__ __forceinline__ void divmod(i64 a, i64 b, i64& q, i64& r) {
   q = qq;
   r = rr;
 }
+
+// An unsigned type of E bytes (E in 1, 2, 4, 8, 16): elements moved as raw bits.
+template <int E> struct Elem;
+template <> struct Elem<1> { typedef unsigned char T; };
+template <> struct Elem<2> { typedef unsigned short T; };
+template <> struct Elem<4> { typedef unsigned int T; };
+template <> struct Elem<8> { typedef unsigned long long T; };
+template <> struct Elem<16> { typedef uint4 T; };

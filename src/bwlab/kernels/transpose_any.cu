@@ -24,13 +24,6 @@
 
 typedef unsigned char byte;
 
-template <int E> struct Elem;
-template <> struct Elem<1> { typedef unsigned char T; };
-template <> struct Elem<2> { typedef unsigned short T; };
-template <> struct Elem<4> { typedef unsigned int T; };
-template <> struct Elem<8> { typedef unsigned long long T; };
-template <> struct Elem<16> { typedef uint4 T; };
-
 // The shared read unit of the store phase: max(E, 4) bytes, G = max(1, 4/E) elements.
 template <int E> struct Unit { typedef typename Elem<(E < 4 ? 4 : E)>::T T; };
 

@@ -10,13 +10,6 @@
 
 typedef unsigned char byte;
 
-template <int E> struct SElem;
-template <> struct SElem<1> { typedef unsigned char T; };
-template <> struct SElem<2> { typedef unsigned short T; };
-template <> struct SElem<4> { typedef unsigned int T; };
-template <> struct SElem<8> { typedef unsigned long long T; };
-template <> struct SElem<16> { typedef uint4 T; };
-
 __device__ __forceinline__ bool is_aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15) == 0;
 }
@@ -48,7 +41,7 @@ __device__ __forceinline__ uint4 pack(const unsigned* w) { return make_uint4(w[0
 template <int E, int C, bool TALL>
 __global__ void __launch_bounds__(256)
 skinny(const byte* __restrict__ in_, byte* __restrict__ out_, i64 n, i64 batch) {
-  typedef typename SElem<E>::T T;
+  typedef typename Elem<E>::T T;
   constexpr int VE = 16 / E;
   constexpr int S = C | 1;  // odd stride (in vectors) between lanes' staged runs: no bank conflicts
   __shared__ uint4 stage[TALL ? 1 : 256 * S];
