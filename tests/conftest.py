@@ -2,7 +2,7 @@ import pytest
 
 
 def pytest_collection_modifyitems(config, items):
-    from bwlab.device import cuda_available
+    from bwlab.core.device import cuda_available
 
     ok, why = cuda_available()
     if ok:

@@ -1,25 +1,21 @@
-"""bwlab: how much of the memory bandwidth can a kernel reach, and why not more?"""
+"""bwlab: how close does a kernel get to the GPU's memory roof, and why not closer?
+
+The public API: transpose() (and explain_transpose(), which says what it would run),
+device_info() and __version__; bwlab.workloads.NAMES lists the workloads.
+"""
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-# Imported eagerly: the function must shadow its module's name on the package (the module
-# stays importable as `bwlab.transpose` through sys.modules, e.g. `from bwlab.transpose import launch`).
-from .transpose import transpose  # noqa: E402
+from .workloads.transpose.api import explain as explain_transpose  # noqa: E402
+from .workloads.transpose.api import transpose  # noqa: E402
 
 
 def device_info(index: int = 0):
     """The GPU's attributes and theoretical peaks (a DeviceSpec); needs a CUDA device."""
-    from .device import query
+    from .core.device import query
 
     return query(index)
 
 
-def kernels():
-    """The kernel catalog (KernelSpec tuple)."""
-    from .catalog import KERNELS
-
-    return KERNELS
-
-
-__all__ = ["__version__", "device_info", "kernels", "transpose"]
+__all__ = ["__version__", "device_info", "explain_transpose", "transpose"]

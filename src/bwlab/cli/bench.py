@@ -1,0 +1,61 @@
+"""`bwlab bench WORKLOAD`: the workload's public API against what users would otherwise call."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..core.workload import Case
+from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, console, handled, parse, parse_list, print_tables,
+                     require_gpu, results_folder, workload, written)
+
+FILES = ("bench.json", "bench.txt")
+
+
+@handled
+def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose public API is timed"),
+          out: Optional[Path] = typer.Option(None, metavar="DIR", help="results folder "
+                                             "(default: bwlab-results/bench-<workload>-<time>)"),
+          shapes: Optional[str] = typer.Option(None, metavar="S1,S2", help="cases, e.g. 16384x16384,256x4096x4096 "
+                                               "(default: the workload's bench shapes)"),
+          dtypes: Optional[str] = typer.Option(None, metavar="D1,D2", help="dtypes, or 'all' "
+                                               "(default: one per element size)"),
+          peers: Optional[str] = typer.Option(None, metavar="A,B", help="peers to time (default: all)"),
+          reps: Optional[int] = typer.Option(None, min=1, metavar="N",
+                                             help="timed repetitions (default: 100, 30 or 10 by size)"),
+          warmup: int = typer.Option(3, min=0, metavar="N", help=WARMUP_HELP),
+          seed: int = typer.Option(0, metavar="N", help="seed of the random inputs"),
+          force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
+    """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first."""
+    from ..lab.bench import run_bench
+
+    w = workload(name)
+    defaults = w.bench_cases(all_dtypes=dtypes == "all")
+    shape_list = [c.shape for c in defaults] if not shapes else \
+        [parse("--shapes", w.parse_case, s, None).shape for s in parse_list(shapes)]
+    dtype_list = list(dict.fromkeys(c.dtype for c in defaults)) if dtypes in (None, "all") else parse_list(dtypes)
+    cases = list(dict.fromkeys(Case(s, d) for s in dict.fromkeys(shape_list) for d in dtype_list))
+    for c in cases:
+        parse("--dtypes", w.parse_case, "x".join(map(str, c.shape)), c.dtype)
+    peer_list = parse_list(peers) or list(w.bench_peers)
+    unknown = [p for p in peer_list if p not in w.bench_peers]
+    if unknown:
+        raise bad(f"--peers: {', '.join(unknown)} not among {', '.join(w.bench_peers)}")
+    require_gpu("bwlab bench")
+    from ..core.results import save
+    from ..core.files import write_text_atomic
+    from ..report.tables import bench_table, device_table, misses_table
+    from ..report.text import to_text
+
+    folder = results_folder(out, f"bench-{w.name}", FILES, force)
+    with console.status("benchmarking") as status:
+        run_doc = run_bench(w, cases, peer_list, reps, warmup, seed, log=lambda m: status.update(m),
+                            command=command_line(), on_record=lambda r: save(r, folder / "bench.json"))
+    save(run_doc, folder / "bench.json")
+    tables = [device_table(run_doc.device), bench_table(run_doc), misses_table(run_doc)] + w.tables(run_doc)
+    write_text_atomic(folder / "bench.txt", to_text(tables))
+    print_tables(tables)
+    written(folder / "bench.json", folder / "bench.txt")
+    if any(r.correct is False for r in run_doc.records if r.name == "bwlab"):
+        raise typer.Exit(3)

@@ -1,0 +1,74 @@
+"""`bwlab report` and `bwlab roofline`: render any saved results file, without a GPU."""
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..core.errors import UserError
+from ..core.files import output_file, output_folder, write_bytes_atomic
+from .common import handled, print_tables, written
+
+
+class Format(str, Enum):
+    md = "md"
+    html = "html"
+    csv = "csv"
+
+
+def _load(path: Path):
+    from ..core.results import load
+
+    try:
+        return load(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+@handled
+def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a saved bwlab results file "
+                                          "(run, bench, sweep or profile)"),
+           fmt: Format = typer.Option(Format.md, "--format", case_sensitive=False,
+                                      help="md: Markdown with PNG charts beside it; html: one self-contained file; "
+                                           "csv: one row per record"),
+           out: Optional[Path] = typer.Option(None, metavar="PATH", help="folder (md) or file (html, csv); default: "
+                                              "beside the JSON, as <name>-report/, <name>.html or <name>.csv"),
+           force: bool = typer.Option(False, "--force", help="replace files of the same names")):
+    """Render a saved results file as Markdown and charts, one HTML page, or CSV."""
+    from ..report import document
+
+    run_doc = _load(results)  # nothing is written for a file that cannot be read
+    if fmt == Format.md:
+        folder = output_folder(out or results.with_name(f"{results.stem}-report"), document.output_names(run_doc),
+                               force)
+        target = document.write_markdown(run_doc, folder)
+    elif fmt == Format.html:
+        target = document.write_html(run_doc, output_file(out or results.with_suffix(".html"),
+                                                          f"{results.stem}.html", force))
+    else:
+        target = document.write_csv(run_doc, output_file(out or results.with_suffix(".csv"),
+                                                         f"{results.stem}.csv", force))
+    written(target)
+
+
+@handled
+def roofline(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a run.json (bwlab run) or "
+                                            "profile.json (bwlab profile)"),
+             png: Optional[Path] = typer.Option(None, metavar="FILE", help="where to write the chart "
+                                                "(default: <name>-roofline.png beside the JSON)"),
+             force: bool = typer.Option(False, "--force", help="replace FILE if it exists")):
+    """Attained bandwidth and FLOP/s against the theoretical and measured roofs; a diagnosis per kernel."""
+    from ..report import roofline as rl
+    from ..report.tables import roofline_table
+
+    run_doc = _load(results)
+    if run_doc.procedure not in ("ladder", "profile"):
+        raise UserError(f"{results} is a {run_doc.procedure} document; the roofline reads a ladder run "
+                        "(bwlab run) or a profile (bwlab profile)")
+    target = output_file(png or results.with_name(f"{results.stem}-roofline.png"), "roofline.png", force)
+    print_tables([roofline_table(rl.analyze(run_doc))])
+    write_bytes_atomic(target, rl.plot(run_doc))
+    written(target)
+

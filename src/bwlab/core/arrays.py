@@ -1,0 +1,143 @@
+"""Operands of the public API: CuPy arrays, torch CUDA tensors, and anything exposing
+__cuda_array_interface__ or DLPack, seen as a data pointer, a shape, strides in elements
+(negative allowed), an element size and a device; plus the caller's stream."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .device import INSTALL_GPU
+
+
+@dataclass
+class Operand:
+    obj: Any                  # what the caller passed (results are returned as the same kind)
+    kind: str                 # "torch" | "cupy"
+    ptr: int                  # address of element [0, ..., 0]
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]  # in elements
+    itemsize: int
+    dtype: Any
+    device: int
+    what: str                 # the argument's name, for messages
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    def span(self) -> tuple[int, int]:
+        """[first, last) byte addresses the elements occupy (empty arrays: an empty range)."""
+        if self.size == 0:
+            return self.ptr, self.ptr
+        lo = hi = 0
+        for n, s in zip(self.shape, self.strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
+
+    def overlaps(self, other: "Operand") -> bool:
+        a0, a1 = self.span()
+        b0, b1 = other.span()
+        return a0 < a1 and b0 < b1 and a0 < b1 and b0 < a1
+
+
+def c_strides(shape) -> tuple[int, ...]:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def is_dense(shape, strides) -> bool:
+    """True when elements with these strides form a C-contiguous array of `shape`
+    (axes of extent 1 may have any stride)."""
+    if int(np.prod(shape, dtype=np.int64)) <= 1:
+        return True
+    return all(s == c for s, c, n in zip(strides, c_strides(shape), shape) if n != 1)
+
+
+def _torch_operand(t, what: str) -> Operand:
+    import torch
+
+    if t.layout != torch.strided:
+        raise TypeError(f"{what}: {t.layout} tensors are not supported; pass a dense (strided) tensor")
+    if t.is_quantized:
+        raise TypeError(f"{what}: quantized tensors are not supported")
+    if t.device.type != "cuda":
+        raise TypeError(f"{what} is a torch tensor on {t.device}; bwlab needs a CUDA tensor (x.cuda())")
+    return Operand(t, "torch", t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.element_size(), t.dtype,
+                   t.device.index if t.device.index is not None else 0, what)
+
+
+def _cupy_operand(a, what: str) -> Operand:
+    if a.dtype.kind not in "biufc":
+        raise TypeError(f"{what}: dtype {a.dtype} is not a number or bool type")
+    if any(s % a.itemsize for s in a.strides):
+        raise ValueError(f"{what}: strides {a.strides} (bytes) are not multiples of its {a.itemsize}-byte elements")
+    strides = tuple(s // a.itemsize for s in a.strides)
+    return Operand(a, "cupy", a.data.ptr, tuple(a.shape), strides, a.itemsize, a.dtype, a.device.id, what)
+
+
+def as_operand(x, what: str = "x") -> Operand:
+    """Recognise the array type, or raise TypeError saying what was expected."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "torch":
+        return _torch_operand(x, what)
+    if isinstance(x, np.ndarray) or mod == "numpy":
+        raise TypeError(f"{what} is a NumPy array on the CPU; bwlab needs a GPU array "
+                        "(cupy.asarray(x) or torch.from_numpy(x).cuda())")
+    if mod == "cupy" or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
+        try:
+            import cupy
+        except ImportError:
+            raise TypeError(f"{what}: reading a {type(x).__name__} needs CuPy ({INSTALL_GPU})") from None
+        if isinstance(x, cupy.ndarray):
+            return _cupy_operand(x, what)
+        if hasattr(x, "__cuda_array_interface__"):
+            return _cupy_operand(cupy.asarray(x), what)
+        try:
+            return _cupy_operand(cupy.from_dlpack(x), what)
+        except Exception as exc:  # e.g. a CPU array offered through DLPack
+            raise TypeError(f"{what}: cannot view it on the GPU through DLPack ({exc})") from None
+    raise TypeError(f"{what} must be a GPU array (CuPy, torch, __cuda_array_interface__ or DLPack), "
+                    f"got {type(x).__name__}")
+
+
+def stream_ptr(stream, x: Operand) -> int:
+    """The cudaStream_t to launch on: the given stream, else the current stream of x's
+    library (torch's for a tensor, CuPy's otherwise)."""
+    if stream is None:
+        if x.kind == "torch":
+            import torch
+
+            return torch.cuda.current_stream(x.device).cuda_stream
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    for attr in ("ptr", "cuda_stream"):  # CuPy streams, torch streams
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    if isinstance(stream, int):
+        return stream
+    raise TypeError(f"stream must be a CuPy or torch stream or a cudaStream_t int, got {type(stream).__name__}")
+
+
+def new_like(x: Operand, shape: tuple[int, ...]):
+    """An uninitialised C-contiguous array of x's kind, dtype and device."""
+    if x.kind == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=x.dtype, device=x.obj.device)
+    import cupy
+
+    with cupy.cuda.Device(x.device):
+        return cupy.empty(shape, dtype=x.dtype)

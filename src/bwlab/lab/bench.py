@@ -1,0 +1,128 @@
+"""`bwlab bench WORKLOAD`: the workload's public API against what users would otherwise call,
+over its bench cases, each result checked on the GPU before it is timed. GB/s = (bytes read
++ bytes written) / median time; % memcpy is against cudaMemcpy of the same bytes in the same
+case. The workload's goals are evaluated per case; every miss gets a line with its reason."""
+from __future__ import annotations
+
+import gc
+from typing import Callable, Optional
+
+from ..core import ceilings
+from ..core.results import Record, Run
+from ..core.verify import poison
+from ..core.workload import Case, Workload
+from .common import Log, flusher, new_run, quiet, record, time_into
+
+API = "bwlab"
+
+
+def _free() -> None:
+    import cupy
+
+    gc.collect()
+    try:
+        import torch
+
+        torch.cuda.empty_cache()
+    except Exception:
+        pass
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
+def reps_for(nbytes: int, reps: Optional[int]) -> int:
+    if reps:
+        return reps
+    return 100 if nbytes < (1 << 30) else 30 if nbytes < (16 << 30) else 10
+
+
+def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], warmup: int, l2_bytes: int,
+               seed: int, log: Log) -> list[Record]:
+    import cupy
+
+    x = w.make_input(case, seed)
+    expected = w.reference(case, x)
+    nbytes = w.bytes_moved(case)
+    flush = flusher(nbytes, l2_bytes)
+    n = reps_for(nbytes, reps)
+    records = []
+    for name in [API, "cudaMemcpy", *peers]:
+        rec = record(w, case, name, "api" if name == API else "peer", "peer",
+                     "ceiling" if name == "cudaMemcpy" else w.operation)
+        records.append(rec)
+        log(f"{case.label}: {name}")
+        fn = result = out = None
+        try:
+            if name == "cudaMemcpy":
+                src = x.reshape(-1).view(cupy.uint8)
+                dst = cupy.empty_like(src)
+                fn = ceilings.memcpy(src.data.ptr, dst.data.ptr, src.nbytes)
+                rec.correct, rec.check = True, "a copy (not checked)"
+            else:
+                p = w.peer(name)
+                rec.origin = p.origin if name != API else w.explain(x)
+                why = p.unavailable(case.dtype)
+                if why:
+                    rec.notes.append(f"skipped: {why}")
+                    continue
+                out = w.new_output(case, x)
+                poison(out)
+                fn, result = p.make(x, out, case)
+                fn()
+                check = w.check(result(), expected)
+                rec.correct, rec.check = check.ok, str(check)
+                if not check.ok:
+                    rec.notes.append("wrong result: not timed")
+                    continue
+            time_into(rec, fn, warmup=warmup, reps=n, flush=flush)
+        except NotImplementedError as exc:
+            rec.notes.append(f"skipped: {exc}")
+        except Exception as exc:  # out of memory, or a peer failing: say so, go on
+            rec.correct = None
+            oom = "OutOfMemory" in exc.__class__.__name__
+            rec.notes.append(f"skipped: does not fit beside the {2 * nbytes / 2**30:.1f} GiB of input and output"
+                             if oom else f"skipped: {exc.__class__.__name__}: {str(exc)[:160]}")
+        finally:
+            fn = result = out = None
+            _free()
+    memcpy = next((r.gbs for r in records if r.name == "cudaMemcpy" and r.gbs), None)
+    for r in records:
+        if r.gbs and memcpy:
+            r.pct_memcpy = 100 * r.gbs / memcpy
+    return records
+
+
+def run_bench(w: Workload, cases: Optional[list[Case]] = None, peers: Optional[list[str]] = None,
+              reps: Optional[int] = None, warmup: int = 3, seed: int = 0, log: Log = quiet, command: str = "",
+              on_record: Callable[[Run], None] = lambda r: None) -> Run:
+    cases = cases if cases is not None else w.bench_cases()
+    peers = list(w.bench_peers) if peers is None else peers
+    run, dev = new_run("bench", w, {"cases": [{"shape": list(c.shape), "dtype": c.dtype, "params": dict(c.params)}
+                                              for c in cases], "peers": [API, "cudaMemcpy", *peers], "reps": reps,
+                                    "warmup": warmup, "seed": seed, "goals": w.goal_note}, command)
+    run.ceilings = {"peak_gbs": dev.peak_bandwidth_gbs}
+    misses = []
+    try:
+        for case in cases:
+            _free()
+            try:
+                recs = bench_case(w, case, peers, reps, warmup, dev.l2_bytes, seed, log)
+            except Exception as exc:  # the input does not fit: say so, go on
+                recs = [record(w, case, API, "api", "peer", w.operation,
+                               notes=[f"skipped: {exc.__class__.__name__}: {str(exc)[:160]}"])]
+            _free()
+            run.records.extend(recs)
+            for m in w.goals(case, recs):
+                api = next((r.origin for r in recs if r.name == API), "")
+                misses.append({"shape": list(case.shape), "dtype": case.dtype, "params": dict(case.params),
+                               "miss": m, "why": w.why_missed(case, api)})
+            run.config["misses"] = misses
+            on_record(run)
+    except KeyboardInterrupt:
+        return run
+    peak = dev.peak_bandwidth_gbs
+    for r in run.records:
+        if r.gbs:
+            r.pct_peak = 100 * r.gbs / peak
+    run.complete = True
+    return run
+

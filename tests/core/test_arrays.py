@@ -1,0 +1,30 @@
+import numpy as np
+import pytest
+
+from bwlab.core.arrays import Operand, as_operand, c_strides, is_dense
+
+
+def op(shape, strides, ptr=1 << 20, itemsize=4):
+    return Operand(None, "cupy", ptr, shape, strides, itemsize, None, 0, "x")
+
+
+def test_dense_and_strides():
+    assert c_strides((2, 3, 4)) == (12, 4, 1)
+    assert is_dense((2, 3, 4), (12, 4, 1)) and is_dense((1, 5), (99, 1)) and is_dense((0, 5), (7, 7))
+    assert not is_dense((3, 4), (1, 3)) and not is_dense((3, 4), (-4, 1))
+
+
+def test_span_and_overlap_follow_negative_strides():
+    a = op((4, 5), (5, 1))
+    assert a.span() == (a.ptr, a.ptr + 20 * 4)
+    rev = op((4, 5), (-5, 1), ptr=a.ptr + 15 * 4)  # x[::-1]: starts at the last row
+    assert rev.span() == (a.ptr, a.ptr + 20 * 4) and rev.overlaps(a)
+    far = op((4, 5), (5, 1), ptr=a.ptr + 20 * 4)
+    assert not far.overlaps(a) and not op((0, 5), (5, 1)).overlaps(a)
+
+
+def test_cpu_and_foreign_inputs_are_type_errors():
+    with pytest.raises(TypeError, match="NumPy array on the CPU"):
+        as_operand(np.ones((3, 3)))
+    with pytest.raises(TypeError, match="GPU array"):
+        as_operand([[1, 2], [3, 4]])

@@ -1,0 +1,84 @@
+"""Every kernel any workload may launch compiles for sm_90 without a GPU, with zero spills
+(CI's build check), and the compiler's report is read right."""
+import pytest
+
+import bwlab
+from bwlab.core import build, ceilings
+from bwlab.workloads import all_workloads
+
+SAMPLE_LOG = """ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '_Z3fooPf' for 'sm_90'
+ptxas info    : Function properties for _Z3fooPf
+ptxas         .     8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads
+ptxas info    : Used 40 registers, used 1 barriers, 16640 bytes smem, 384 bytes cmem[0]
+ptxas info    : Compiling entry function 'bar' for 'sm_90'
+ptxas info    : Function properties for bar
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 10 registers, used 0 barriers
+"""
+
+
+def test_parse_ptxas():
+    res = build.parse_ptxas(SAMPLE_LOG)
+    assert res["_Z3fooPf"] == build.Resources(registers=40, smem_bytes=16640, stack_bytes=8,
+                                              spill_stores=4, spill_loads=12, barriers=1)
+    assert res["bar"] == build.Resources(registers=10)
+
+
+def _sources():
+    out = dict(ceilings.SOURCES)
+    for w in all_workloads():
+        for src, exprs in w.sources().items():
+            out.setdefault(src, []).extend(exprs)
+    return out
+
+
+SOURCES = _sources()
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    import os
+
+    old = os.environ.get("BWLAB_CACHE")
+    os.environ["BWLAB_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if old is None:
+        del os.environ["BWLAB_CACHE"]
+    else:
+        os.environ["BWLAB_CACHE"] = old
+
+
+def test_every_cu_file_is_built_by_someone():
+    package = {p for p in __import__("pathlib").Path(bwlab.__file__).parent.rglob("*.cu")}
+    assert package == set(SOURCES)
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_instantiation_compiles_without_spills(cache, source):
+    exprs = sorted(set(SOURCES[source]))
+    b = build.compile_source(source, exprs, "sm_90")
+    for expr in exprs:
+        assert expr in b.symbols, f"{expr} not instantiated"
+        r = b.resources[expr]
+        assert r.registers > 0, f"{expr}: no compiler report"
+        assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack_bytes == 0, f"{expr} spills: {r}"
+        assert r.smem_bytes <= 48 * 1024, f"{expr} needs opt-in shared memory"
+    again = build.compile_source(source, exprs, "sm_90")  # from the cache
+    assert again.cubin_path == b.cubin_path and again.symbols == b.symbols
+
+
+def test_unknown_source_and_bad_code_are_clear_errors(tmp_path):
+    with pytest.raises(build.BuildError, match="no kernel source"):
+        build.compile_source(tmp_path / "nope.cu", [], "sm_90")
+    (tmp_path / "broken.cu").write_text("__global__ void k() { this is not C++ }")
+    with pytest.raises(build.BuildError, match="broken.cu"):
+        build.compile_source(tmp_path / "broken.cu", [], "sm_90")
+
+
+def test_arch_is_checked_before_compiling():
+    assert build.check_arch("sm_90") == "sm_90" and build.check_arch("sm_90a") == "sm_90a"
+    with pytest.raises(ValueError, match="must look like sm_90"):
+        build.check_arch("banana")
+    with pytest.raises(ValueError, match="cannot compile for sm_12"):
+        build.check_arch("sm_12")

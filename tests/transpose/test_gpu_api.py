@@ -1,0 +1,286 @@
+"""bwlab.transpose on the GPU: every dtype, hypothesis shapes, batches, torch and CuPy,
+streams, refusals, and real > 2^31-element cases; bit-exact against NumPy, output poisoned."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bwlab
+from bwlab.core import verify
+from bwlab.workloads.transpose import plans as dispatch
+from bwlab.workloads.transpose.reference import compare_transposed
+
+pytestmark = pytest.mark.gpu
+
+NP_DTYPES = ("bool", "int8", "uint8", "float16", "int16", "float32", "int32", "float64", "int64",
+             "complex64", "complex128")
+
+
+def special(host):
+    """Plant NaN payloads, -0.0 and infinities in float data: bits must survive."""
+    if host.dtype.kind not in "fc" or host.size < 4:
+        return host
+    u = host.reshape(-1).view({2: "u2", 4: "u4", 8: "u8", 16: "u8"}[host.dtype.itemsize])
+    if host.dtype.kind == "c":
+        return host  # complex: random bits below
+    sign = 1 << (8 * host.dtype.itemsize - 1)
+    exp = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}[host.dtype.itemsize]
+    u[0], u[1], u[2], u[3] = sign, exp | 1, exp | 0x5, sign | exp  # -0.0, sNaN payloads, -inf
+    return host
+
+
+def check_cupy(shape, dtype, seed=None):
+    import cupy
+
+    host = special(verify.random_host(shape, dtype, seed))
+    x = cupy.asarray(host)
+    out = cupy.empty(shape[:-2] + (shape[-1], shape[-2]), dtype=dtype)
+    verify.poison(out)
+    got = bwlab.transpose(x, out)
+    assert got is out
+    ref = np.ascontiguousarray(np.swapaxes(host, -1, -2))
+    check = verify.compare(out.get(), ref)
+    assert check.ok, f"{shape} {dtype} ({bwlab.transpose.__module__}): {check}"
+    assert verify.compare(x.get(), host).ok, "input modified"
+    fresh = bwlab.transpose(x)  # allocating form
+    assert isinstance(fresh, cupy.ndarray) and verify.compare(fresh.get(), ref).ok
+
+
+SHAPES = [(1, 1), (1, 7), (7, 1), (2, 2), (3, 5), (8, 8), (9, 9), (17, 13), (31, 33), (127, 129),
+          (128, 128), (256, 512), (1025, 777), (251, 257), (10007, 3), (3, 10007), (100003, 7), (7, 100003),
+          (64, 4096), (4096, 64), (5, 2, 3), (3, 129, 130), (2, 256, 256), (4, 1, 9), (2, 8, 1000)]
+
+
+@pytest.mark.parametrize("dtype", NP_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_fixed_shapes(shape, dtype):
+    check_cupy(shape, dtype)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batch=st.sampled_from([(), (1,), (3,), (2, 2)]), rows=st.integers(0, 300), cols=st.integers(0, 300),
+       dtype=st.sampled_from(NP_DTYPES), seed=st.integers(0, 2**31))
+def test_hypothesis_shapes(batch, rows, cols, dtype, seed):
+    check_cupy(batch + (rows, cols), dtype, seed)
+
+
+def test_empty_shapes_return_empty():
+    import cupy
+
+    for shape in ((0, 5), (5, 0), (0, 3, 4), (2, 0, 0)):
+        x = cupy.empty(shape, cupy.float32)
+        r = bwlab.transpose(x)
+        assert r.shape == shape[:-2] + (shape[-1], shape[-2])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "bool", "complex128", "int8", "float16"])
+def test_torch_tensors(dtype):
+    import torch
+
+    if dtype == "complex128":
+        t = torch.randn(3, 257, 130, dtype=torch.complex128, device="cuda")
+    else:
+        t = (torch.randn(3, 257, 130, device="cuda") * 50).to(getattr(torch, dtype))
+    r = bwlab.transpose(t)
+    assert isinstance(r, torch.Tensor) and r.device == t.device and r.dtype == t.dtype
+    assert torch.equal(r, t.transpose(-1, -2).contiguous())
+    out = torch.full((3, 130, 257), 7, device="cuda").to(t.dtype)
+    one = out[1]
+    assert bwlab.transpose(t[1], one) is one
+    assert torch.equal(out[1], t[1].t().contiguous()) and torch.equal(out[0], torch.full_like(out[0], 7))
+
+
+def test_fortran_and_transposed_views_are_copies():
+    import cupy
+    import torch
+
+    a = cupy.asfortranarray(cupy.arange(12 * 7, dtype=cupy.int32).reshape(12, 7))
+    assert bool((bwlab.transpose(a) == a.T).all())
+    from bwlab import explain_transpose as explain
+
+    assert explain(a).startswith("copy")
+    t = torch.arange(2 * 5 * 6, device="cuda").reshape(2, 5, 6)
+    v = t.transpose(-1, -2)  # (2, 6, 5) view of a C-contiguous tensor
+    assert torch.equal(bwlab.transpose(v), t)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        bwlab.transpose(cupy.zeros((10, 10), cupy.float32)[:, ::2])
+
+
+def _sleep_kernel():
+    import cupy
+
+    return cupy.RawKernel(r'''
+extern "C" __global__ void spin(long long ns) {
+  long long t0 = clock64(); while (clock64() - t0 < ns) { }
+}''', "spin")
+
+
+def test_runs_on_the_given_cupy_stream():
+    """Queue a long spin, then the transpose, on a non-blocking stream: right after the call
+    the output is still poisoned (seen from the default stream), and correct after a sync."""
+    import cupy
+
+    host = verify.random_host((512, 384), "float32")
+    x = cupy.asarray(host)
+    out = cupy.empty((384, 512), cupy.float32)
+    verify.poison(out)
+    spin = _sleep_kernel()
+    poisoned = lambda: bool((out.view(cupy.uint8) == verify.POISON_BYTE).all())  # noqa: E731
+    # Load every kernel involved first: loading a module synchronizes the whole device.
+    spin((1,), (1,), (np.int64(1),))
+    bwlab.transpose(x, cupy.empty_like(out))
+    assert poisoned()
+    cupy.cuda.Device().synchronize()
+    s = cupy.cuda.Stream(non_blocking=True)
+    spin((1,), (1,), (np.int64(400_000_000),), stream=s)  # ~0.2 s at 2 GHz
+    bwlab.transpose(x, out, stream=s)
+    assert poisoned(), "ran before the stream's earlier work"
+    s.synchronize()
+    assert verify.compare(out.get(), host.T.copy()).ok
+
+
+def test_runs_on_torchs_current_stream():
+    import torch
+
+    t = torch.randn(300, 200, device="cuda")
+    out = torch.empty(200, 300, device="cuda")
+    out.view(torch.uint8).fill_(verify.POISON_BYTE)
+    bwlab.transpose(t, torch.empty_like(out))  # load the kernels first (loading synchronizes)
+    assert bool((out.view(torch.uint8) == verify.POISON_BYTE).all().item())
+    torch.cuda._sleep(1)
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(400_000_000)
+        bwlab.transpose(t, out)  # no stream given: torch's current stream, s
+    assert bool((out.view(torch.uint8) == verify.POISON_BYTE).all().item()), "not on torch's current stream"
+    s.synchronize()
+    assert torch.equal(out, t.t())
+
+
+def test_refusals_leave_out_untouched():
+    import cupy
+    import torch
+
+    x = cupy.ones((64, 96), cupy.float32)
+
+    def poisoned(shape, dtype=cupy.float32):
+        o = cupy.empty(shape, dtype)
+        verify.poison(o)
+        return o
+
+    buf = cupy.zeros(2 * 64 * 96, cupy.float32)
+    cases = [
+        (TypeError, "NumPy array", np.ones((64, 96), np.float32), poisoned((96, 64))),
+        (TypeError, "on cpu", torch.ones(64, 96), None),
+        (ValueError, "2-D", cupy.ones(5, cupy.float32), poisoned((5,))),
+        (ValueError, "out must have shape", x, poisoned((64, 96))),
+        (TypeError, "dtype", x, poisoned((96, 64), cupy.float64)),
+        (ValueError, "C-contiguous", x, poisoned((192, 64))[::2]),
+        (ValueError, "overlaps", buf[: 64 * 96].reshape(64, 96), buf[32 * 96: 96 * 96].reshape(96, 64)),
+        (TypeError, "same kind", x, torch.empty(96, 64, device="cuda")),
+        (TypeError, "GPU array", [[1, 2], [3, 4]], None),
+    ]
+    for exc, words, inp, out in cases:
+        before = None if out is None or not isinstance(out, cupy.ndarray) else out.copy()
+        with pytest.raises(exc, match=words):
+            bwlab.transpose(inp, out)
+        if before is not None:
+            assert verify.compare(out, before).ok, words
+
+
+def test_dispatch_classes_on_the_gpu():
+    """Every shape class the dispatcher knows, through the public function."""
+    from bwlab import explain_transpose as explain
+    import cupy
+
+    assert explain(cupy.empty((4, 1))).startswith("copy")
+    assert explain(cupy.empty((1000, 3), cupy.float32)).startswith("skinny<4,3,true>")
+    assert explain(cupy.empty((3, 1000), cupy.float32)).startswith("skinny<4,3,false>")
+    assert explain(cupy.empty((128, 128), cupy.uint8)).startswith("tileAny<1,")
+    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith("tileScalar<1,")
+
+
+def test_every_tile_candidate_and_skinny_width():
+    """The tuner's candidates and all skinny widths, forced, against NumPy."""
+    import cupy
+
+    from bwlab.workloads.transpose.api import launch
+
+    stream = cupy.cuda.get_current_stream().ptr
+    for e, cfgs in dispatch.TILE_CANDIDATES.items():
+        dt = {1: "u1", 2: "u2", 4: "u4", 8: "u8", 16: "c16"}[e]
+        kernels = [("tile", dispatch.tile_expression(e, cfg), cfg) for cfg in cfgs]
+        kernels.append(("scalar", dispatch.tile_expression(e, dispatch.SCALAR_TILE[e], "tileScalar"),
+                        dispatch.SCALAR_TILE[e]))
+        for kind, expr, cfg in kernels:
+            c = dispatch.Choice(kind, e, dispatch.ANY, expr, cfg[2])
+            shapes = [(2, 320, 272), (1, 2 * cfg[0], 3 * cfg[1]), (3, 16, 32)]  # multiples of 16
+            if kind == "scalar":
+                shapes += [(2, 300, 260), (2, 257, 263), (1, 1, 1), (2, 1, 77)]
+            for shape in shapes:
+                host = verify.random_host(shape, dt)
+                x = cupy.asarray(host)
+                out = cupy.empty((shape[0], shape[2], shape[1]), dt)
+                verify.poison(out)
+                launch(c, x.data.ptr, out.data.ptr, shape[0], shape[1], shape[2], x.nbytes, 0, stream)
+                assert verify.compare(out.get(), np.ascontiguousarray(host.swapaxes(1, 2))).ok, (e, cfg, shape)
+
+
+def _big(shape, dtype):
+    import cupy
+
+    x = cupy.empty(shape, dtype)
+    verify.fill_random_bits(x, seed=11)
+    return x
+
+
+@pytest.mark.parametrize("shape, dtype", [
+    ((3, 32768, 32768), "uint8"),          # 3.2e9 elements, tile vector path, batched
+    ((46341, 46341), "uint16"),            # 2.1e9 elements, element path (odd extents)
+    ((1_000_000_000, 3), "uint8"),         # 3e9 elements, tall skinny
+    ((3, 1_000_000_000), "uint8"),         # wide skinny
+], ids=["batch-u8", "odd-u16", "tall-u8", "wide-u8"])
+def test_over_2_31_elements(shape, dtype):
+    import cupy
+
+    x = _big(shape, dtype)
+    assert x.size > 2**31
+    out = cupy.empty(shape[:-2] + (shape[-1], shape[-2]), dtype)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    check = compare_transposed(out, x)
+    assert check.ok, check
+    # Independent spot checks at the far end, past 2^31 elements.
+    rows, cols = shape[-2:]
+    last = out.reshape(-1, cols, rows)[-1]
+    xl = x.reshape(-1, rows, cols)[-1]
+    assert int(last[cols - 1, rows - 1]) == int(xl[rows - 1, cols - 1])
+    assert int(last[0, rows - 1]) == int(xl[rows - 1, 0])
+
+
+def test_compare_transposed_catches_a_wrong_element():
+    import cupy
+
+    x = _big((3, 40, 50), "float32")
+    out = cupy.ascontiguousarray(x.swapaxes(1, 2))
+    assert compare_transposed(out, x).ok
+    out.view(cupy.uint32)[2, 7, 9] ^= 1
+    bad = compare_transposed(out, x)
+    assert not bad.ok and bad.mismatches == 1 and bad.first_bad == (2, 7, 9)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+def test_offset_views_take_the_element_kernel(dtype):
+    """A view starting mid-allocation is not 16-byte aligned: the element kernel, still exact."""
+    import cupy
+
+    from bwlab import explain_transpose as explain
+
+    host = verify.random_host((1 + 256 * 128,), dtype)
+    x = cupy.asarray(host)[1:].reshape(256, 128)
+    assert explain(x).startswith("tileScalar")
+    out = cupy.empty((128, 256), dtype)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    assert verify.compare(out.get(), host[1:].reshape(256, 128).T.copy()).ok
