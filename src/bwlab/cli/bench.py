@@ -15,17 +15,17 @@ FILES = ("bench.json", "bench.txt")
 
 @handled
 def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose public API is timed"),
-          out: Optional[Path] = typer.Option(None, metavar="DIR", help="results folder "
+          out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
-          shapes: Optional[str] = typer.Option(None, metavar="S1,S2", help="cases, e.g. 16384x16384,256x4096x4096 "
+          shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2", help="cases, e.g. 16384x16384,256x4096x4096 "
                                                "(default: the workload's bench shapes)"),
-          dtypes: Optional[str] = typer.Option(None, metavar="D1,D2", help="dtypes, or 'all' "
+          dtypes: Optional[str] = typer.Option(None, "--dtypes", metavar="D1,D2", help="dtypes, or 'all' "
                                                "(default: one per element size)"),
-          peers: Optional[str] = typer.Option(None, metavar="A,B", help="peers to time (default: all)"),
-          reps: Optional[int] = typer.Option(None, min=1, metavar="N",
+          peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to time (default: all)"),
+          reps: Optional[int] = typer.Option(None, "--reps", min=1, metavar="N",
                                              help="timed repetitions (default: 100, 30 or 10 by size)"),
-          warmup: int = typer.Option(3, min=0, metavar="N", help=WARMUP_HELP),
-          seed: int = typer.Option(0, metavar="N", help="seed of the random inputs"),
+          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
+          seed: int = typer.Option(0, "--seed", metavar="N", help="seed of the random inputs"),
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first."""
     from ..lab.bench import run_bench

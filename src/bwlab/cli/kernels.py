@@ -25,7 +25,7 @@ def _arch(arch: Optional[str]) -> str:
 @handled
 def kernels(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
                                                         help="workloads to list (default: all)"),
-            arch: Optional[str] = typer.Option(None, metavar="SM", help="target such as sm_90 "
+            arch: Optional[str] = typer.Option(None, "--arch", metavar="SM", help="target such as sm_90 "
                                                "(default: this GPU's, or sm_90 without one)")):
     """List every kernel with its lesson, origin and registers / shared memory / spills.
 

@@ -15,11 +15,11 @@ FILES = ("profile.json", "profile.txt", "ncu_raw.csv")
 
 @handled
 def profile(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose kernels are profiled"),
-            kernels: Optional[str] = typer.Option(None, metavar="A,B", help="kernels (default: the whole ladder)"),
-            shape: Optional[str] = typer.Option(None, metavar="SHAPE", help="the case (default: the size sweep's "
+            kernels: Optional[str] = typer.Option(None, "--kernels", metavar="A,B", help="kernels (default: the whole ladder)"),
+            shape: Optional[str] = typer.Option(None, "--shape", metavar="SHAPE", help="the case (default: the size sweep's "
                                                 "8192x8192, above L2, so DRAM counters mean DRAM)"),
-            dtype: Optional[str] = typer.Option(None, metavar="DTYPE", help="element type (default: the workload's)"),
-            out: Optional[Path] = typer.Option(None, metavar="DIR", help="results folder "
+            dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="element type (default: the workload's)"),
+            out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                                "(default: bwlab-results/profile-<workload>-<time>)"),
             force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Nsight Compute counters per kernel: sectors per request, efficiency, bank conflicts, DRAM, occupancy."""

@@ -33,7 +33,7 @@ def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a s
            fmt: Format = typer.Option(Format.md, "--format", case_sensitive=False,
                                       help="md: Markdown with PNG charts beside it; html: one self-contained file; "
                                            "csv: one row per record"),
-           out: Optional[Path] = typer.Option(None, metavar="PATH", help="folder (md) or file (html, csv); default: "
+           out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="folder (md) or file (html, csv); default: "
                                               "beside the JSON, as <name>-report/, <name>.html or <name>.csv"),
            force: bool = typer.Option(False, "--force", help="replace files of the same names")):
     """Render a saved results file as Markdown and charts, one HTML page, or CSV."""
@@ -56,7 +56,7 @@ def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a s
 @handled
 def roofline(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a run.json (bwlab run) or "
                                             "profile.json (bwlab profile)"),
-             png: Optional[Path] = typer.Option(None, metavar="FILE", help="where to write the chart "
+             png: Optional[Path] = typer.Option(None, "--png", metavar="FILE", help="where to write the chart "
                                                 "(default: <name>-roofline.png beside the JSON)"),
              force: bool = typer.Option(False, "--force", help="replace FILE if it exists")):
     """Attained bandwidth and FLOP/s against the theoretical and measured roofs; a diagnosis per kernel."""

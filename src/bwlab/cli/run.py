@@ -35,18 +35,18 @@ def profile_into(w, run_doc, names, case) -> str:
 @handled
 def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
                                                     help="workloads to run (default: all)"),
-        out: Optional[Path] = typer.Option(None, metavar="DIR",
+        out: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
                                            help="results folder; one subfolder per workload "
                                                 "(default: bwlab-results/run-<time>)"),
-        shape: Optional[str] = typer.Option(None, metavar="SHAPE", help="the case, e.g. 16384x16384 "
+        shape: Optional[str] = typer.Option(None, "--shape", metavar="SHAPE", help="the case, e.g. 16384x16384 "
                                             "(default: the workload's; needs one workload)"),
-        dtype: Optional[str] = typer.Option(None, metavar="DTYPE", help="element type (default: the workload's)"),
-        kernels: Optional[str] = typer.Option(None, metavar="A,B", help="kernels to run (default: all)"),
-        peers: Optional[str] = typer.Option(None, metavar="A,B", help="peers to run, or 'none' (default: all)"),
-        block: Optional[str] = typer.Option(None, metavar="BXxBY", help="block for kernels that take it, e.g. 32x8"),
-        reps: int = typer.Option(100, min=1, metavar="N", help=REPS_HELP),
-        warmup: int = typer.Option(3, min=0, metavar="N", help=WARMUP_HELP),
-        seed: Optional[int] = typer.Option(None, metavar="N", help=SEED_HELP),
+        dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="element type (default: the workload's)"),
+        kernels: Optional[str] = typer.Option(None, "--kernels", metavar="A,B", help="kernels to run (default: all)"),
+        peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to run, or 'none' (default: all)"),
+        block: Optional[str] = typer.Option(None, "--block", metavar="BXxBY", help="block for kernels that take it, e.g. 32x8"),
+        reps: int = typer.Option(100, "--reps", min=1, metavar="N", help=REPS_HELP),
+        warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
+        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
         cpu: bool = typer.Option(True, "--cpu/--no-cpu", help="time the NumPy reference on the CPU too"),
         profile: bool = typer.Option(False, "--profile", help="also collect Nsight Compute counters per kernel"),
         force: bool = typer.Option(False, "--force", help=FORCE_HELP)):

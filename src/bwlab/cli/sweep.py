@@ -12,19 +12,19 @@ from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, handled, parse,
 
 @handled
 def sweep(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose kernels are swept"),
-          kernels: Optional[str] = typer.Option(None, metavar="A,B", help="kernels (default: every ladder kernel "
+          kernels: Optional[str] = typer.Option(None, "--kernels", metavar="A,B", help="kernels (default: every ladder kernel "
                                                 "with a block choice; for --sizes, the workload's size kernels)"),
-          blocks: Optional[str] = typer.Option(None, metavar="B1,B2", help="blocks, e.g. 32x32,32x8,8x32 "
+          blocks: Optional[str] = typer.Option(None, "--blocks", metavar="B1,B2", help="blocks, e.g. 32x32,32x8,8x32 "
                                                "(default: 12 shapes from 256x1 to 8x32)"),
-          sizes: Optional[str] = typer.Option(None, metavar="RANGE", help="size sweep instead: 256..32768 "
+          sizes: Optional[str] = typer.Option(None, "--sizes", metavar="RANGE", help="size sweep instead: 256..32768 "
                                               "(powers of two) or 1000,3000"),
           variants: bool = typer.Option(False, "--variants", help="sweep the template variants of the workload's "
                                         "fastest ladder kernel instead"),
-          shape: Optional[str] = typer.Option(None, metavar="SHAPE", help="the case of a block or variants sweep "
+          shape: Optional[str] = typer.Option(None, "--shape", metavar="SHAPE", help="the case of a block or variants sweep "
                                               "(default: 8192x8192 for blocks, the ladder's for variants)"),
-          reps: int = typer.Option(30, min=1, metavar="N", help="timed repetitions per configuration"),
-          warmup: int = typer.Option(3, min=0, metavar="N", help=WARMUP_HELP),
-          out: Optional[Path] = typer.Option(None, metavar="DIR", help="results folder "
+          reps: int = typer.Option(30, "--reps", min=1, metavar="N", help="timed repetitions per configuration"),
+          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
+          out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/sweep-<workload>-<time>)"),
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Block-shape sweep (table and heatmap), size sweep (L2 against DRAM, line chart) or variants sweep."""

@@ -30,10 +30,10 @@ def as_cupy(result):
         return result
     import torch
 
-    if result.dtype == torch.bool:
-        result = result.view(torch.uint8)
-    elif result.dtype == torch.bfloat16:
-        result = result.view(torch.uint16)
+    if result.dtype == torch.bool:  # DLPack carries no bool for CuPy: the bytes, seen as bool again
+        return cupy.from_dlpack(result.view(torch.uint8)).view(cupy.bool_)
+    if result.dtype == torch.bfloat16:  # bfloat16 bits travel as uint16
+        return cupy.from_dlpack(result.view(torch.uint16))
     return cupy.from_dlpack(result)
 
 
