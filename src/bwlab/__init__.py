@@ -7,8 +7,13 @@ from __future__ import annotations
 
 __version__ = "0.2.0"
 
+import sys as _sys  # noqa: E402
+
 from .workloads.transpose.api import explain as explain_transpose  # noqa: E402
 from .workloads.transpose.api import transpose  # noqa: E402
+
+if "torch" in _sys.modules:  # register the torch operators now, before any torch.compile traces a call
+    from .workloads.transpose import torch_op as _torch_op  # noqa: E402,F401
 
 
 def device_info(index: int = 0):

@@ -47,8 +47,15 @@ def test_runtime_blocks(spec, block):
     run_and_check(spec, (1025, 777), "float32", block)
 
 
-def test_every_variant_is_exact():
+def test_variants_are_exact():
+    """One variant per tile shape and every cache hint on one (the variants sweep checks each
+    configuration again before timing it)."""
+    seen = set()
     for spec in W.variants():
+        tile = spec.name.split("-")[1:3]
+        if tuple(tile) in seen and "-64x64-t256-" not in spec.name:
+            continue
+        seen.add(tuple(tile))
         run_and_check(spec, (1025, 772), "float32")
 
 

@@ -15,54 +15,100 @@ def test_candidates_are_legal_and_default_is_one(e):
     assert not dispatch.tile_legal(e, 8, 8, 256)  # too small a tile for 16-byte vectors
 
 
+def dense(batch, rows, cols):
+    return dispatch.Layout(batch, rows, cols, cols, 1, rows * cols)
+
+
 @pytest.mark.parametrize("batch, rows, cols, kind", [
     (1, 0, 5, "empty"), (3, 5, 0, "empty"), (0, 5, 5, "empty"),
     (1, 1, 1000, "copy"), (7, 1000, 1, "copy"),
-    (1, 10_000_000, 3, "tall"), (1, 8, 9, "wide"), (1, 3, 10_000_000, "wide"), (2, 9, 8, "tall"),
-    (1, 16384, 16384, "tile"), (256, 4096, 4096, "tile"), (1, 9, 9, "tile"), (1, 64, 4_194_304, "tile"),
+    (1, 10_000_000, 3, "tall"), (1, 8, 48, "wide"), (1, 3, 10_000_000, "wide"), (2, 32, 8, "tall"),
+    (1, 16384, 16384, "tile"), (256, 4096, 4096, "tile"), (1, 17, 17, "align"), (1, 64, 4_194_304, "tile"),
+    (1, 16381, 16387, "align"), (2, 10_000_001, 3, "tall"), (1, 10_000_001, 3, "tall"), (1, 16, 1001, "wide"),
 ])
 def test_shape_classes(batch, rows, cols, kind):
     for e in dispatch.ITEMSIZES:
-        c = dispatch.choose(e, batch, rows, cols)
-        want = "scalar" if kind == "tile" and (rows % (16 // e) or cols % (16 // e)) else kind
-        assert c.kind == want and c.itemsize == e
-        if want == "scalar":
-            assert c.expression == dispatch.tile_expression(e, dispatch.SCALAR_TILE[e], "tileScalar")
-            continue
-        if kind == "tall":
-            assert c.expression == f"skinny<{e},{cols},true>"
-        if kind == "wide":
-            assert c.expression == f"skinny<{e},{rows},false>"
-        if kind == "tile":
+        c = dispatch.choose(e, dense(batch, rows, cols))
+        ve = 16 // e
+        want = kind
+        if kind in ("tile", "align"):
+            want = "align" if rows % ve or cols % ve else "tile"
+        if batch > 1 and ((kind == "tall" and rows % ve) or (kind == "wide" and cols % ve)):
+            want = "align"
+        assert c.kind == want and c.itemsize == e, (e, c)
+        if want == "align":
+            assert c.expression == dispatch.tile_expression(e, dispatch.align_tile(e), "tileAlign")
+            assert c.expression in dispatch.expressions()[dispatch.ALIGN]
+        if want == "tall":
+            assert c.expression == dispatch.skinny_expression(e, cols, True) == f"skinny<{e},{cols},true,256>"
+        if want == "wide":
+            assert c.expression == dispatch.skinny_expression(e, rows, False)
+        if want == "tile":
             assert c.expression == dispatch.tile_expression(e, dispatch.DEFAULT_PLAN[e])
             assert c.expression in dispatch.expressions()[dispatch.ANY]
 
 
-def test_unaligned_pointers_take_the_element_kernel():
-    assert dispatch.choose(4, 1, 1024, 1024, aligned=False).kind == "scalar"
-    assert dispatch.choose(4, 1, 1024, 1024).kind == "tile"
-    assert "not 16-byte aligned" in dispatch.choose(1, 1, 1024, 1024, aligned=False).reason
+@pytest.mark.parametrize("shape, strides, kind", [
+    ((64, 48), (48, 1), "tile"),                 # C-contiguous
+    ((64, 48), (1, 64), "copy"),                 # x.T of a C-contiguous (48, 64)
+    ((64, 48), (1, 100), "copy2d"),              # x.T of a row-pitched (48, 100)[:, :64]
+    ((3, 64, 48), (3072, 1, 64), "copy"),        # batched .mT of a contiguous array
+    ((64, 48), (100, 1), "align"),               # a row slice: pitch 100
+    ((64, 48), (-48, 1), "align"),               # x[::-1]: negative row stride
+    ((64, 48), (48, -1), "strided"),             # x[:, ::-1]
+    ((64, 48), (96, 2), "strided"),              # x[::2, ::2]
+    ((2, 3, 64, 48), (10000, 3072, 48, 1), "strided"),  # batch dimensions that do not merge
+    ((2, 3, 64, 48), (9216, 3072, 48, 1), "tile"),      # ... that do
+    ((0, 7), (7, 1), "empty"),
+])
+def test_layouts(shape, strides, kind):
+    lay = dispatch.layout_of(shape, strides)
+    assert dispatch.choose(4, lay).kind == kind
+
+
+def test_merge_batch():
+    assert dispatch.merge_batch((2, 3), (15, 5)) == (6, 5)
+    assert dispatch.merge_batch((2, 1, 3), (15, 999, 5)) == (6, 5)
+    assert dispatch.merge_batch((2, 3), (16, 5)) == (6, None)
+    assert dispatch.merge_batch((), ()) == (1, 0)
+
+
+def test_unaligned_pointers_take_the_realigning_kernel():
+    assert dispatch.choose(4, dense(1, 1024, 1024), x_aligned=False).kind == "align"
+    assert dispatch.choose(4, dense(1, 1024, 1024), out_aligned=False).kind == "align"
+    assert dispatch.choose(4, dense(1, 1024, 1024)).kind == "tile"
+    assert "not 16-byte aligned" in dispatch.choose(1, dense(1, 1024, 1024), x_aligned=False).reason
+
+
+def test_every_element_size_has_realigning_tiles():
+    for e in dispatch.ITEMSIZES:
+        assert dispatch.align_tile(e) == dispatch.ALIGN_CANDIDATES[e][0]
+        for cfg in dispatch.ALIGN_CANDIDATES[e]:
+            assert dispatch.align_legal(e, *cfg) and cfg in dispatch.TILE_CANDIDATES[e]
 
 
 def test_plan_overrides_default_and_bad_plans_are_refused():
-    c = dispatch.choose(4, 1, 1000, 1000, {4: (32, 64, 256)})
+    c = dispatch.choose(4, dense(1, 1000, 1000), {4: (32, 64, 256)})
     assert c.expression == "tileAny<4,32,64,256>" and "plan" in c.reason
     with pytest.raises(ValueError, match="not one of"):
-        dispatch.choose(4, 1, 1000, 1000, {4: (16, 16, 64)})
+        dispatch.choose(4, dense(1, 1000, 1000), {4: (16, 16, 64)})
     with pytest.raises(ValueError, match="element size 3"):
-        dispatch.choose(3, 1, 10, 10)
+        dispatch.choose(3, dense(1, 10, 10))
 
 
 def test_launch_geometry_covers_the_work():
-    c = dispatch.choose(4, 2, 1000, 3000)
+    c = dispatch.choose(4, dense(2, 1000, 3000))
     assert c.kind == "tile"
     tr, tc = dispatch.tile_shape(c)
     assert dispatch.launch_geometry(c, 2, 1000, 3000) == (2 * -(-1000 // tr) * -(-3000 // tc), c.threads)
-    tall = dispatch.choose(1, 1, 10_000_001, 3)
-    blocks, threads = dispatch.launch_geometry(tall, 1, 10_000_001, 3)
-    assert blocks * threads * 16 >= 10_000_001 > (blocks - 1) * threads * 16
-    huge = dispatch.choose(1, 1, 2**31, 2**31)  # more tiles than a grid holds: kernels stride
+    tall = dispatch.choose(1, dense(1, 10_000_000, 3))
+    blocks, threads = dispatch.launch_geometry(tall, 1, 10_000_000, 3, sms=132)
+    run, _ = dispatch.skinny_runs(-(-10_000_000 // 16), threads, 132)
+    assert blocks * (threads // 32) * run * 32 * 16 >= 10_000_000  # every chunk of 16 has a lane
+    huge = dispatch.choose(1, dense(1, 2**31, 2**31))  # more tiles than a grid holds: kernels stride
     assert dispatch.launch_geometry(huge, 1, 2**31, 2**31)[0] == dispatch.MAX_BLOCKS
+    st = dispatch.choose(4, dispatch.layout_of((5, 7), (7, -1)))
+    assert dispatch.launch_geometry(st, 1, 5, 7) == (1, 256)
 
 
 def test_plan_file_round_trip(tmp_path, monkeypatch):

@@ -41,12 +41,12 @@ def kernels(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD"
     try:
         with console.status(f"compiling for {target}"):
             for wname, specs, sources in groups:
-                built = {src: build.compile_source(src, exprs, target) for src, exprs in sources.items()}
-                for b in built.values():
-                    spills += sum(r.spills for r in b.resources.values())
-                    count += len(b.resources)
+                built = {src: build.compile_each(src, exprs, target).resources for src, exprs in sources.items()}
+                for res in built.values():
+                    spills += sum(r.spills for r in res.values())
+                    count += len(res)
                 for s in specs:
-                    entries.append((wname, s, built[s.source].resources.get(s.expression(s.dtypes[0], s.block))))
+                    entries.append((wname, s, built[s.source].get(s.expression(s.dtypes[0], s.block))))
     except build.BuildError as exc:
         raise UserError(str(exc).splitlines()[0]) from None
     print_tables([kernels_table(entries)])

@@ -158,3 +158,37 @@ def compile_source(source, name_expressions, arch: str = DEFAULT_ARCH) -> Build:
     write_text_atomic(meta, json.dumps({"symbols": symbols, "log": log.getvalue(),
                                         "resources": {k: asdict(v) for k, v in resources.items()}}))
     return Build(str(source), arch, str(cubin), symbols, resources, log.getvalue())
+
+
+@dataclass
+class Builds:
+    """Many instantiations of one file, each compiled (and cached) on its own."""
+    source: str
+    arch: str
+    by_expression: dict[str, Build]
+
+    @property
+    def resources(self) -> dict[str, Resources]:
+        return {e: b.resources.get(e, Resources()) for e, b in self.by_expression.items()}
+
+
+def _compile_one(args):
+    source, expr, arch = args
+    return expr, compile_source(source, [expr], arch)
+
+
+def compile_each(source, name_expressions, arch: str = DEFAULT_ARCH, jobs: int = 0) -> Builds:
+    """Compile every instantiation of a file separately, several at a time (jobs: processes,
+    0 = one per CPU), each cached on its own: the cache a launch of one kernel uses."""
+    exprs = sorted(set(name_expressions))
+    todo = [(source, e, arch) for e in exprs]
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(todo) > 2:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(jobs, len(todo)), mp_context=mp.get_context("fork")) as pool:
+            done = dict(pool.map(_compile_one, todo))
+    else:
+        done = dict(map(_compile_one, todo))
+    return Builds(str(source), arch, {e: done[e] for e in exprs})

@@ -80,7 +80,7 @@ def measure_fp32(spec: DeviceSpec, iters: int = 4096, reps: int = 20) -> float:
     """FP32 GFLOP/s of an FMA-only kernel filling every SM (the measured compute ceiling)."""
     import cupy
 
-    fn = launch.function(PEAK_SOURCE, "fmaPeak", spec.arch)
+    fn = launch.function(PEAK_SOURCE, "fmaPeak", spec.arch, device=spec.index)
     blocks, threads = spec.sm_count * 8, 256
     out = cupy.empty(blocks * threads, cupy.float32)
     args = (out, np.int32(iters), np.float32(0.999), np.float32(1e-3))

@@ -1,20 +1,23 @@
-"""Load and launch kernels: one registry of every instantiation per .cu file, one build per
-(file, arch) in one cache, and launches on the caller's stream through CuPy.
+"""Load and launch kernels: one registry of every instantiation per .cu file, one build cache,
+and launches on the caller's stream.
 
-Workloads register what they may launch (their ladder and their public API alike), so each
-source file compiles once per architecture with everything it needs.
+Workloads register what they may launch (their ladder and their public API alike): listings
+and the spill check build everything registered for a file at once (build_for); a launch
+builds only the instantiation it needs (function), so a first call compiles one kernel.
 """
 from __future__ import annotations
 
+import ctypes
+import threading
 from pathlib import Path
 from typing import Optional
 
 from . import build
 
 _registry: dict[Path, set[str]] = {}
-_builds: dict[tuple[Path, str], build.Build] = {}
-_functions: dict[tuple[Path, str, str], object] = {}
-_modules: dict[str, object] = {}
+_builds: dict[tuple[Path, str], build.Builds] = {}
+_functions: dict[tuple[Path, str, str, int], object] = {}
+_modules: dict[tuple[str, int], object] = {}
 _archs: dict[int, str] = {}
 _streams: dict[int, object] = {}
 
@@ -34,11 +37,12 @@ def registered() -> dict[Path, list[str]]:
     return {p: sorted(e) for p, e in _registry.items()}
 
 
-def build_for(source, arch: str) -> build.Build:
+def build_for(source, arch: str) -> build.Builds:
+    """Every registered instantiation of a file, compiled one by one (in parallel) and cached."""
     source = Path(source)
     key = (source, arch)
     if key not in _builds:
-        _builds[key] = build.compile_source(source, sorted(_registry.get(source, ())), arch)
+        _builds[key] = build.compile_each(source, sorted(_registry.get(source, ())), arch)
     return _builds[key]
 
 
@@ -52,21 +56,22 @@ def arch_of(device: int = 0) -> str:
 
 
 def function(source, expression: str, arch: Optional[str] = None, device: int = 0):
-    """The CuPy function of one instantiation, built and loaded on first use."""
+    """The CuPy function of one instantiation, built (alone) and loaded on first use."""
     source = Path(source)
     arch = arch or arch_of(device)
-    key = (source, expression, arch)
+    key = (source, expression, arch, device)
     fn = _functions.get(key)
     if fn is None:
         register(source, [expression])
-        b = build_for(source, arch)
+        b = build.compile_source(source, [expression], arch)
         if expression not in b.symbols:
             raise build.BuildError(f"{expression!r} was not instantiated in {source.name}")
         import cupy
 
-        if b.cubin_path not in _modules:
-            _modules[b.cubin_path] = cupy.RawModule(path=b.cubin_path)
-        fn = _functions[key] = _modules[b.cubin_path].get_function(b.symbols[expression])
+        with cupy.cuda.Device(device):  # a module belongs to one device's context
+            if (b.cubin_path, device) not in _modules:
+                _modules[(b.cubin_path, device)] = cupy.RawModule(path=b.cubin_path)
+            fn = _functions[key] = _modules[(b.cubin_path, device)].get_function(b.symbols[expression])
     return fn
 
 
@@ -86,3 +91,55 @@ def stream(ptr: int):
 
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
+
+
+# --- launches with arguments packed once -------------------------------------------------
+
+_C_TYPES = {"u64": ctypes.c_uint64, "i64": ctypes.c_int64, "i32": ctypes.c_int32, "ptr": ctypes.c_uint64}
+_libcuda: list = []
+
+
+def _driver():
+    if not _libcuda:
+        lib = ctypes.CDLL("libcuda.so.1")
+        lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+        lib.cuLaunchKernel.restype = ctypes.c_int
+        _libcuda.append(lib)
+    return _libcuda[0]
+
+
+class PackedLaunch:
+    """One kernel with its grid, block and arguments packed into a C struct once: a call
+    rewrites the leading arguments (the data pointers) and calls cuLaunchKernel, about a
+    microsecond of host work. args: (C type name, value) pairs; types "ptr", "u64", "i64", "i32".
+    Calls are serialised by a lock, so threads may share one."""
+
+    def __init__(self, fn, grid, block, args):
+        fields = [(f"a{i}", _C_TYPES[t]) for i, (t, _) in enumerate(args)]
+        struct = type("Args", (ctypes.Structure,), {"_fields_": fields})
+        self._args = struct(*[v for _, v in args])
+        base = ctypes.addressof(self._args)
+        self._params = (ctypes.c_void_p * len(args))(*[base + getattr(struct, f"a{i}").offset
+                                                      for i in range(len(args))])
+        self._names = [f"a{i}" for i in range(len(args))]
+        self._func = ctypes.c_void_p(fn.ptr)
+        self._dims = (*(int(v) for v in grid), *(int(v) for v in block))
+        self._lock = threading.Lock()
+
+    def __call__(self, stream: int, *leading) -> None:
+        """Launch with the first len(leading) arguments replaced."""
+        with self._lock:
+            for name, v in zip(self._names, leading):
+                setattr(self._args, name, v)
+            err = _driver().cuLaunchKernel(self._func, *self._dims, 0, stream, self._params, None)
+        if err:
+            raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")
+
+    def call_at(self, stream: int, values: dict) -> None:
+        """Launch with the arguments at the given positions replaced."""
+        with self._lock:
+            for i, v in values.items():
+                setattr(self._args, self._names[i], v)
+            err = _driver().cuLaunchKernel(self._func, *self._dims, 0, stream, self._params, None)
+        if err:
+            raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")

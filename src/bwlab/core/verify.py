@@ -66,8 +66,8 @@ def fill_random_bits(a, seed: int = 0, mask: int = 0xFFFFFFFF) -> None:
     words = flat[: flat.size // 4 * 4].view(cupy.uint32)
     if words.size:
         _FILL(np.uint64(seed), np.uint32(mask), words)
-    if flat.size % 4:
-        flat[words.size * 4:] = 0x3C
+    if flat.size % 4:  # the last bytes: a fixed pattern, masked like the rest (bool stays 0 or 1)
+        flat[words.size * 4:] = 0x3C & mask & 0xFF
 
 
 def uint_view(a):

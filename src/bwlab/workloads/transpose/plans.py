@@ -16,11 +16,12 @@ from typing import Optional
 from ...core.launch import cdiv
 
 KERNELS_DIR = Path(__file__).parent / "kernels"
-ANY, SKINNY = KERNELS_DIR / "any.cu", KERNELS_DIR / "skinny.cu"
+ANY, ALIGN = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu"
+SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
-SKINNY_MAX = 8          # a side this short takes the skinny kernels (a tile would idle its threads)
-SKINNY_THREADS = 256
+SKINNY_MAX = 16         # a side this short takes the skinny kernels (a tile would idle its threads)
+STRIDED_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
 PLAN_SCHEMA = "bwlab.plan/1"
 
@@ -36,14 +37,11 @@ TILE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # Built-in choice per element size (used when no plan file exists for this GPU): the winners
 # of `bwlab tune transpose` on the H200 (each candidate list starts with it).
 DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDIDATES.items()}
-# tileScalar (unaligned pitches or pointers): a padded tile, at most 16 elements per thread.
-SCALAR_TILE: dict[int, tuple[int, int, int]] = {1: (64, 64, 256), 2: (64, 64, 256), 4: (64, 64, 256),
-                                                8: (64, 64, 256), 16: (32, 32, 256)}
 
 
 @dataclass(frozen=True)
 class Choice:
-    kind: str            # "empty" | "copy" | "tile" | "scalar" | "tall" | "wide"
+    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "strided" | "tall" | "wide"
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
     expression: str = ""  # C++ name expression of the kernel ("" for empty/copy)
@@ -55,79 +53,189 @@ class Choice:
         return self.expression or self.kind
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How x's elements lie: batch matrices of rows x cols; x[b, i, j] is element
+    b * bstride + i * rs + j * cs (strides in elements, negative allowed). batch_dims holds the
+    batch extents and strides when they do not merge into one (bstride is then None)."""
+    batch: int
+    rows: int
+    cols: int
+    rs: int
+    cs: int
+    bstride: Optional[int]
+    batch_dims: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def dense(self) -> bool:
+        return self.cs == 1 and self.rs == self.cols and (self.batch <= 1 or self.bstride == self.rows * self.cols)
+
+    @property
+    def transposed(self) -> bool:
+        """x is the transpose of a row-major array whose rows may be padded (pitch cs >= rows)."""
+        return self.rs == 1 and self.cs >= self.rows and (self.batch <= 1 or self.bstride == self.cols * self.cs)
+
+
+def merge_batch(shape, strides) -> tuple[int, Optional[int]]:
+    """(count, stride) of batch dimensions that walk memory with one stride; stride None if they do not."""
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    count = 1
+    for n, _ in dims:
+        count *= n
+    if not dims:
+        return count, 0
+    for (n0, s0), (n1, s1) in zip(dims, dims[1:]):
+        if s0 != s1 * n1:
+            return count, None
+    return count, dims[-1][1]
+
+
+def layout_of(shape, strides) -> Layout:
+    batch, bstride = merge_batch(shape[:-2], strides[:-2])
+    dims = tuple((n, s) for n, s in zip(shape[:-2], strides[:-2]) if n != 1)
+    return Layout(batch, shape[-2], shape[-1], strides[-2], strides[-1], bstride, dims if bstride is None else ())
+
+
 def tile_legal(itemsize: int, tr: int, tc: int, threads: int) -> bool:
     """The static_asserts of tileAny (any.cu), plus 48 KiB of static shared memory."""
     ve, g, warps = 16 // itemsize, max(1, 4 // itemsize), threads // 32
     if threads % 32 or threads > 1024 or (tc * itemsize) % 128 or tr % (8 * ve) or tc % (4 * g):
         return False
     load, store = (tr // 4) * (tc // (8 * ve)), (tc // (4 * g)) * (tr // (8 * ve))
-    smem = max(tr * tc * itemsize + (tr // ve) * 16, tr * (tc * itemsize + max(itemsize, 4)))
+    smem = tr * tc * itemsize + (tr // ve) * 16
     return load % warps == 0 and store % warps == 0 and smem <= 48 * 1024
+
+
+def align_legal(itemsize: int, tr: int, tc: int, threads: int) -> bool:
+    """tileAlign (align.cu) also needs each warp to move whole row segments."""
+    if not tile_legal(itemsize, tr, tc, threads):
+        return False
+    ve, g, warps = 16 // itemsize, max(1, 4 // itemsize), threads // 32
+    ppr, ppo = tc * itemsize // 128, tr * itemsize // 128
+    nl, ns = (tr // 4) * ppr // warps, (tc // (4 * g)) * ppo // warps
+    return nl % ppr == 0 and ns % ppo == 0
+
+
+# tileAlign's configurations (each legal for it, and compiled without spills), best first.
+ALIGN_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    1: ((128, 256, 512), (128, 128, 256)),
+    2: ((64, 128, 256), (64, 64, 128)),
+    4: ((64, 64, 256), (32, 64, 256)),
+    8: ((64, 32, 256), (32, 32, 256)),
+    16: ((32, 32, 256), (16, 32, 128)),
+}
+
+
+def align_tile(itemsize: int, plan: Optional[dict] = None) -> tuple[int, int, int]:
+    """tileAlign's configuration: the plan's when it names one, else the built-in first."""
+    cfg = (plan or {}).get(("align", itemsize))
+    return tuple(cfg) if cfg else ALIGN_CANDIDATES[itemsize][0]
 
 
 def tile_expression(itemsize: int, cfg: tuple[int, int, int], kernel: str = "tileAny") -> str:
     return "%s<%d,%d,%d,%d>" % (kernel, itemsize, *cfg)
 
 
+def skinny_threads(short: int) -> int:
+    return 256 if short <= 8 else 128  # the wide form stages 32 * (short | 1) vectors per warp
+
+
 def skinny_expression(itemsize: int, short: int, tall: bool) -> str:
-    return f"skinny<{itemsize},{short},{'true' if tall else 'false'}>"
+    return f"skinny<{itemsize},{short},{'true' if tall else 'false'},{skinny_threads(short)}>"
+
+
+def strided_expression(itemsize: int) -> str:
+    return f"strided<{itemsize}>"
 
 
 def expressions() -> dict[Path, list[str]]:
     """Every instantiation bwlab.transpose() may launch, per source file."""
     tiles = [tile_expression(e, c) for e in ITEMSIZES for c in TILE_CANDIDATES[e]]
-    tiles += [tile_expression(e, SCALAR_TILE[e], "tileScalar") for e in ITEMSIZES]
+    aligns = [tile_expression(e, c, "tileAlign") for e in ITEMSIZES for c in ALIGN_CANDIDATES[e]]
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
-    return {ANY: tiles, SKINNY: skinny}
+    return {ANY: tiles, ALIGN: aligns, SKINNY: skinny, STRIDED: [strided_expression(e) for e in ITEMSIZES]}
 
 
-def choose(itemsize: int, batch: int, rows: int, cols: int, plan: Optional[dict] = None,
-           aligned: bool = True) -> Choice:
-    """The kernel for a (batch, rows, cols) transpose of itemsize-byte elements; aligned:
-    both data pointers are 16-byte aligned."""
+def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: bool = True,
+           out_aligned: bool = True) -> Choice:
+    """The kernel for a transpose of itemsize-byte elements laid out as lay; x_aligned /
+    out_aligned: the data pointers are 16-byte aligned."""
     if itemsize not in ITEMSIZES:
         raise ValueError(f"element size {itemsize} bytes not supported (supported: {ITEMSIZES})")
+    batch, rows, cols = lay.batch, lay.rows, lay.cols
     if batch * rows * cols == 0:
         return Choice("empty", itemsize, reason="nothing to move")
-    if rows == 1 or cols == 1:
+    if lay.dense and (rows == 1 or cols == 1):
         return Choice("copy", itemsize, reason="a 1 x n or n x 1 matrix has the same bytes as its transpose")
-    if cols <= SKINNY_MAX:
-        return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),
-                      SKINNY_THREADS, f"{cols} columns: one thread per 16-byte run of each output row")
-    if rows <= SKINNY_MAX:
-        return Choice("wide", itemsize, SKINNY, skinny_expression(itemsize, rows, False),
-                      SKINNY_THREADS, f"{rows} rows: one thread per 16-byte run of each input row")
+    if lay.transposed:
+        if lay.cs == rows:
+            return Choice("copy", itemsize, reason="x is the transpose of a C-contiguous array: one copy")
+        return Choice("copy2d", itemsize, reason=f"x is the transpose of a row-major array with row pitch {lay.cs}: "
+                                                 "one pitched copy")
+    if lay.cs != 1 or lay.bstride is None:
+        return Choice("strided", itemsize, STRIDED, strided_expression(itemsize), STRIDED_THREADS,
+                      f"strides {lay.rs}, {lay.cs} (elements) and batch strides {lay.batch_dims or lay.bstride}: "
+                      "element by element")
     ve = 16 // itemsize
-    if not aligned or rows % ve or cols % ve:
-        cfg = SCALAR_TILE[itemsize]
-        why = "pointers not 16-byte aligned" if not aligned else f"rows or columns not a multiple of {ve}"
-        return Choice("scalar", itemsize, ANY, tile_expression(itemsize, cfg, "tileScalar"), cfg[2],
-                      f"{why}: element by element, {cfg[0]}x{cfg[1]} tile")
-    cfg = tuple((plan or {}).get(itemsize) or DEFAULT_PLAN[itemsize])
-    if cfg not in TILE_CANDIDATES[itemsize]:
-        raise ValueError(f"plan names tile {cfg} for {itemsize}-byte elements, not one of {TILE_CANDIDATES[itemsize]}")
-    src = "plan" if plan and itemsize in plan else "built-in default"
-    return Choice("tile", itemsize, ANY, tile_expression(itemsize, cfg), cfg[2],
-                  f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads ({src})")
+    aligned = x_aligned and out_aligned
+    if lay.dense and aligned:
+        if cols <= SKINNY_MAX and (batch == 1 or rows % ve == 0):
+            return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),
+                          skinny_threads(cols), f"{cols} columns: one thread per 16-byte piece of each output row")
+        if rows <= SKINNY_MAX and (batch == 1 or cols % ve == 0):
+            return Choice("wide", itemsize, SKINNY, skinny_expression(itemsize, rows, False),
+                          skinny_threads(rows), f"{rows} rows: one thread per 16-byte piece of each input row")
+        if rows % ve == 0 and cols % ve == 0:
+            cfg = tuple((plan or {}).get(itemsize) or DEFAULT_PLAN[itemsize])
+            if cfg not in TILE_CANDIDATES[itemsize]:
+                raise ValueError(f"plan names tile {cfg} for {itemsize}-byte elements, not one of "
+                                 f"{TILE_CANDIDATES[itemsize]}")
+            src = "plan" if plan and itemsize in plan else "built-in default"
+            return Choice("tile", itemsize, ANY, tile_expression(itemsize, cfg), cfg[2],
+                          f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads ({src})")
+    cfg = align_tile(itemsize, plan)
+    why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
+           else f"rows or columns not a multiple of {ve}")
+    return Choice("align", itemsize, ALIGN, tile_expression(itemsize, cfg, "tileAlign"), cfg[2],
+                  f"{why}: rows realigned to 16-byte vectors, {cfg[0]}x{cfg[1]} tile")
 
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
-    m = re.fullmatch(r"tile(?:Any|Scalar)<\d+,(\d+),(\d+),\d+>", choice.expression)
+    m = re.fullmatch(r"tile(?:Any|Align)<\d+,(\d+),(\d+),\d+>", choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])
 
 
-def launch_geometry(choice: Choice, batch: int, rows: int, cols: int) -> tuple[int, int]:
+ALIGN_RUN_MAX = 16  # consecutive tiles a tileAlign block walks (clipped stores only at run ends)
+
+
+def align_runs(tiles: int, sms: int, waves: int = 4) -> tuple[int, int]:
+    """(tiles per run, blocks) for tileAlign: runs as long as possible (up to ALIGN_RUN_MAX) while
+    leaving about `waves` blocks per multiprocessor."""
+    run = max(1, min(ALIGN_RUN_MAX, tiles // max(1, sms * waves)))
+    return run, min(cdiv(tiles, run), MAX_BLOCKS)
+
+
+def skinny_runs(chunks: int, threads: int, sms: int) -> tuple[int, int]:
+    """(groups of 32 chunks per warp run, blocks) for the skinny kernels: about 16 warps per
+    multiprocessor, each walking a run of consecutive groups."""
+    groups, warps = cdiv(chunks, 32), threads // 32
+    run = max(1, min(ALIGN_RUN_MAX, groups // max(1, sms * 16)))
+    return run, max(1, min(cdiv(cdiv(groups, run), warps), MAX_BLOCKS))
+
+
+def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int = 132) -> tuple[int, int]:
     """(blocks, threads) for a kernel choice; the kernels stride over work past MAX_BLOCKS."""
-    if choice.kind in ("tile", "scalar"):
+    if choice.kind in ("tile", "align"):
         tr, tc = tile_shape(choice)
         work = batch * cdiv(rows, tr) * cdiv(cols, tc)
         return min(work, MAX_BLOCKS), choice.threads
     if choice.kind in ("tall", "wide"):
         n = rows if choice.kind == "tall" else cols
-        units = batch * cdiv(n, 16 // choice.itemsize)
-        return min(cdiv(units, choice.threads), MAX_BLOCKS), choice.threads
+        return skinny_runs(batch * cdiv(n, 16 // choice.itemsize), choice.threads, sms)[1], choice.threads
+    if choice.kind == "strided":
+        return min(cdiv(batch * rows * cols, choice.threads), 65536 * 8), choice.threads
     raise ValueError(f"{choice.kind} launches no kernel")
 
 

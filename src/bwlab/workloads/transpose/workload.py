@@ -109,7 +109,7 @@ class TransposeWorkload(Workload):
         return cases.why_missed(case, explanation)
 
     def tune_groups(self) -> list[TuneGroup]:
-        from .api import launch as api_launch
+        from .calls import launch as api_launch
 
         def make(cfg, x, out, e):
             choice = plans.Choice("tile", e, plans.ANY, plans.tile_expression(e, cfg), cfg[2])

@@ -1,18 +1,21 @@
-// Transposes with one tiny side (C <= 8 elements), where a tile would idle most threads:
-// tall (n x C -> C x n) and wide (C x n -> n x C). One thread owns VE = 16/E positions
-// along the long side: the C x VE block it moves is one contiguous run of 16*C bytes on
-// the short-row side and C separate 16-byte vectors on the long-row side, all held in
-// registers and rearranged with compile-time indices (C is a template parameter). The
-// long-row side is fully coalesced; the short-row side's 16-byte pieces of a warp cover
-// one contiguous range, so L1/L2 merge them into full sectors. Elements travel as raw
-// bytes: bit-exact for every dtype. Tails and unaligned views take a scalar path.
-#include "common.cuh"
-
-typedef unsigned char byte;
-
-__device__ __forceinline__ bool is_aligned16(const void* p) {
-  return (reinterpret_cast<unsigned long long>(p) & 15) == 0;
-}
+// Transposes with one short side (C <= 16 elements), where a tile would idle most threads:
+// tall (n x C -> C x n) and wide (C x n -> n x C). One thread owns a chunk of VE = 16/E
+// positions along the long side: the C x VE block it moves is one contiguous run of 16*C
+// bytes on the short-row side and C 16-byte pieces of the C long rows, all held in
+// registers and rearranged with compile-time indices (C is a template parameter). The 32
+// lanes of a warp own 32 consecutive chunks, so each long row's pieces are consecutive
+// across the warp. Elements travel as raw bytes: bit-exact for every dtype.
+//
+// Any n: a long row j starts at byte j*n*E, on a 16-byte boundary only when n*E is a
+// multiple of 16. The pieces of a misaligned row are realigned across lanes (vec.cuh): a
+// lane takes its neighbour's piece with a shuffle and shifts the pair by the row's offset.
+// On the long-row side every access stays a 16-byte vector; vectors that cross the ends of
+// a row are stored clipped to it. A warp walks `run` consecutive groups of 32 chunks and
+// hands the last lane's pieces to the next group's first lane through shared memory, so
+// clipped stores happen only at the ends of rows and runs.
+// Batches are taken when n*E is a multiple of 16 (every chunk then starts aligned); the
+// dispatcher sends other batched shapes to tileAlign.
+#include "vec.cuh"
 
 // Copy element fi of word array `from` to element ti of `to` (indices known at compile
 // time after unrolling, so both arrays stay in registers: shifts and masks, no local memory).
@@ -34,76 +37,108 @@ __device__ __forceinline__ void unpack(uint4 v, unsigned* w) { w[0] = v.x; w[1] 
 __device__ __forceinline__ uint4 pack(const unsigned* w) { return make_uint4(w[0], w[1], w[2], w[3]); }
 
 // TALL: in is n x C (row-major), out is C x n. WIDE: in is C x n, out is n x C.
-// Thread u of the grid owns positions u*VE .. u*VE+VE-1 along n of matrix u / chunks; over
-// a batch, its short-row run (16*C bytes) sits at byte u*16*C of that side's buffer. WIDE
-// stages a warp's short rows in shared memory so the stores leave as consecutive 16-byte
-// vectors per lane (the strided side of TALL is the loads, which L1 merges).
-template <int E, int C, bool TALL>
-__global__ void __launch_bounds__(256)
-skinny(const byte* __restrict__ in_, byte* __restrict__ out_, i64 n, i64 batch) {
-  typedef typename Elem<E>::T T;
-  constexpr int VE = 16 / E;
+template <int E, int C, bool TALL, int THREADS>
+__global__ void __launch_bounds__(THREADS, 1)  // 1: the registers a wide C needs, not occupancy
+skinny(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 batch, u64 in_lo, u64 in_hi, int run) {
+  constexpr int VE = 16 / E, WARPS = THREADS / 32;
   constexpr int S = C | 1;  // odd stride (in vectors) between lanes' staged runs: no bank conflicts
-  __shared__ uint4 stage[TALL ? 1 : 256 * S];
-  const T* in = reinterpret_cast<const T*>(in_);
-  T* out = reinterpret_cast<T*>(out_);
+  __shared__ uint4 stage[TALL ? WARPS * C : WARPS * 32 * S];  // TALL: the carried pieces; WIDE: staging
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const i64 chunks = (n + VE - 1) / VE, total = chunks * batch, matrix = n * C;
-  // The long rows (length n) start at multiples of n elements: aligned iff n*E % 16 == 0.
-  const bool vec = (n % VE == 0) && is_aligned16(in_) && is_aligned16(out_);
-  const int lane = threadIdx.x & 31;
-  uint4* my_stage = stage + (threadIdx.x & ~31) * S;
+  const i64 groups = (total + 31) / 32, warps_total = (i64)gridDim.x * WARPS;
+  uint4* my = stage + warp * (TALL ? C : 32 * S);
 
-  // Warp-uniform loop: all lanes reach the __syncwarp()s; lanes past the end idle.
-  for (i64 base = (i64)blockIdx.x * blockDim.x + (threadIdx.x & ~31); base < total;
-       base += (i64)gridDim.x * blockDim.x) {
-    const i64 u = base + lane;
+  for (i64 g0 = ((i64)blockIdx.x * WARPS + warp) * run; g0 < groups; g0 += warps_total * run)
+  for (int k = 0; k < run && g0 + k < groups; ++k) {  // warp-uniform: all lanes reach every shuffle
+    const i64 u = (g0 + k) * 32 + lane;
     const bool live = u < total;
     i64 b = 0, chunk = 0;
     if (live) divmod(u, chunks, b, chunk);
     const i64 p0 = chunk * VE;  // positions p0 .. p0+VE-1 along n
-    const T* src = in + b * matrix;
-    T* dst = out + b * matrix;
-    if (vec) {
-      // packed: the C x VE block as VE short rows of C; lines: as C long rows of VE (words)
-      unsigned packed[4 * C] = {}, lines[4 * C] = {};  // zeroed: sub-word inserts read them
-      if (TALL) {
-        if (live) {
+    const int valid = live ? (int)min((i64)VE, n - p0) : 0;
+    // packed: the C x VE block as VE short rows of C; lines: as C long-row pieces of VE (words)
+    unsigned packed[4 * C] = {}, lines[4 * C] = {};  // zeroed: sub-word inserts read them
+    if (TALL) {
+      if (live) {
+        const uint4* src = reinterpret_cast<const uint4*>(in + (b * matrix + p0 * C) * E);
 #pragma unroll
-          for (int v = 0; v < C; ++v) unpack(reinterpret_cast<const uint4*>(src + p0 * C)[v], packed + 4 * v);
+        for (int v = 0; v < C; ++v)
+          unpack(load16_guarded(reinterpret_cast<const byte*>(src + v), in_lo, in_hi), packed + 4 * v);
 #pragma unroll
-          for (int k = 0; k < VE; ++k)
+        for (int e = 0; e < VE; ++e)
 #pragma unroll
-            for (int j = 0; j < C; ++j) copy_elem<E>(packed, k * C + j, lines, j * VE + k);
-#pragma unroll
-          for (int j = 0; j < C; ++j) __stcs(reinterpret_cast<uint4*>(dst + j * n + p0), pack(lines + 4 * j));
-        }
-      } else {
-        if (live) {
-#pragma unroll
-          for (int j = 0; j < C; ++j) unpack(*reinterpret_cast<const uint4*>(src + j * n + p0), lines + 4 * j);
-#pragma unroll
-          for (int k = 0; k < VE; ++k)
-#pragma unroll
-            for (int j = 0; j < C; ++j) copy_elem<E>(lines, j * VE + k, packed, k * C + j);
-#pragma unroll
-          for (int v = 0; v < C; ++v) my_stage[lane * S + v] = pack(packed + 4 * v);
-        }
-        __syncwarp();
-        // The warp's short rows are one contiguous range of 32*C vectors from vector base*C.
-        const i64 live_vectors = min((i64)32, total - base) * C;
-        uint4* o = reinterpret_cast<uint4*>(out_) + base * C;
-#pragma unroll
-        for (int k = lane; k < 32 * C; k += 32)
-          if (k < live_vectors) __stcs(o + k, my_stage[(k / C) * S + k % C]);
-        __syncwarp();
+          for (int j = 0; j < C; ++j) copy_elem<E>(packed, e * C + j, lines, j * VE + e);
       }
-    } else if (live) {
-      for (int k = 0; k < VE && p0 + k < n; ++k)
+      __syncwarp();
 #pragma unroll
-        for (int j = 0; j < C; ++j) {
-          if (TALL) dst[j * n + p0 + k] = src[(p0 + k) * C + j];
-          else dst[(p0 + k) * C + j] = src[j * n + p0 + k];
+      for (int j = 0; j < C; ++j) {
+        const uint4 R = pack(lines + 4 * j);
+        byte* row = out + (b * matrix + j * n) * E;  // long row j of matrix b
+        const int ts = (int)(reinterpret_cast<u64>(row) & 15);
+        // the previous piece of this row: lane - 1's, or for lane 0 the previous group's last
+        uint4 prev = shfl(R, (lane + 31) & 31);
+        if (lane == 0) prev = my[j];
+        const bool have_prev = p0 > 0 && (lane > 0 || k > 0);
+        byte* dst = row - ts + p0 * E;
+        // without the previous piece, the vector's first ts bytes are someone else's: clipped
+        const u64 lo = reinterpret_cast<u64>(dst) + (have_prev ? 0 : ts);
+        const u64 hi = reinterpret_cast<u64>(row) + (p0 + valid) * E;
+        if (live) {
+          if (ts == 0) {
+            store16_clipped<E>(dst, R, lo, hi);
+          } else {
+            store16_clipped<E>(dst, realign(prev, R, 16 - ts), lo, hi);
+            // the row's last bytes: now, unless the next chunk (in this warp's run) stores them
+            const bool next_here = p0 + VE < n && (lane < 31 || k + 1 < run);
+            if (!next_here) store16_clipped<E>(dst + 16, realign(R, R, 16 - ts), lo, hi);
+          }
         }
+        if (lane == 31) my[j] = R;
+      }
+      __syncwarp();
+    } else {
+      // long rows j of the input: pieces at row + p0*E, realigned with the next lane's piece
+      uint4 nxt_first[C];
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        const byte* row = in + (b * matrix + j * n) * E;
+        const byte* a = row + p0 * E;
+        const int sft = (int)(reinterpret_cast<u64>(a) & 15);
+        const byte* a16 = a - sft;
+        const uint4 A = live ? load16_guarded(a16, in_lo, in_hi) : make_uint4(0u, 0u, 0u, 0u);
+        nxt_first[j] = (live && lane == 31 && sft) ? load16_guarded(a16 + 16, in_lo, in_hi) : A;
+        unpack(A, lines + 4 * j);
+      }
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        const byte* a = in + (b * matrix + j * n + p0) * E;
+        const int sft = (int)(reinterpret_cast<u64>(a) & 15);
+        uint4 nxt = shfl(pack(lines + 4 * j), (lane + 1) & 31);
+        if (lane == 31) nxt = nxt_first[j];
+        if (sft) unpack(realign(pack(lines + 4 * j), nxt, sft), lines + 4 * j);
+      }
+      if (live) {
+#pragma unroll
+        for (int e = 0; e < VE; ++e)
+#pragma unroll
+          for (int j = 0; j < C; ++j) copy_elem<E>(lines, j * VE + e, packed, e * C + j);
+#pragma unroll
+        for (int v = 0; v < C; ++v) my[lane * S + v] = pack(packed + 4 * v);
+      }
+      __syncwarp();
+      // The group's output is one contiguous range of 32*C vectors (when whole): a warp
+      // stores it as consecutive 16-byte vectors, the last clipped to the matrix.
+      const i64 first = (g0 + k) * 32;  // first chunk of the group
+      i64 fb, fc;
+      divmod(first, chunks, fb, fc);
+      byte* o = out + (fb * matrix + fc * VE * C) * E;
+      const u64 hi = reinterpret_cast<u64>(out) + (u64)(batch * matrix * E);
+#pragma unroll
+      for (int q = lane; q < 32 * C; q += 32) {
+        const int who = q / C;
+        if (first + who < total) store16_clipped<E>(o + 16 * q, my[who * S + q % C], reinterpret_cast<u64>(o), hi);
+      }
+      __syncwarp();
     }
   }
 }

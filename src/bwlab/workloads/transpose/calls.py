@@ -1,0 +1,248 @@
+"""One call of the transpose: its plan and its launch.
+
+Every argument is checked before anything runs, so a refused call leaves `out` untouched.
+Kernels see raw pointers and byte sizes, so every dtype of 1, 2, 4, 8 or 16 bytes is moved
+bit for bit. Launches go to the caller's current stream (torch's for a torch tensor).
+
+A call's plan (which kernel, its grid and packed arguments, and the checks of `out`) depends
+only on the call's signature: the kind of array, shape, strides, dtype, device, whether the
+pointers are 16-byte aligned, and the same of `out`. It is made once and cached, so a
+repeated call costs a dictionary lookup, an allocation, an overlap test and a launch.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ...core import launch as core_launch
+from ...core.arrays import Operand, as_operand, is_dense, new_like, stream_ptr
+from . import plans
+
+for _source, _exprs in plans.expressions().items():
+    core_launch.register(_source, _exprs)
+
+_device_plans: dict[int, Optional[dict]] = {}
+
+
+def device_plan(device: int) -> Optional[dict]:
+    """The stored tile plan for this GPU model (None: built-in defaults); read once per process."""
+    if device not in _device_plans:
+        import cupy
+
+        name = cupy.cuda.runtime.getDeviceProperties(device)["name"]
+        _device_plans[device] = plans.load_plan(name.decode() if isinstance(name, bytes) else name)
+    return _device_plans[device]
+
+
+@dataclass
+class Plan:
+    """Everything about a call that its signature decides."""
+    choice: plans.Choice
+    shape: tuple[int, ...]        # of the result
+    device: int
+    x_lo: int                     # the bytes x's elements occupy, relative to its pointer: [lo, hi)
+    x_hi: int
+    out_bytes: int
+    run: Callable[[int, int, int], None]  # run(x_ptr, out_ptr, stream)
+
+
+def _layout(x: Operand) -> plans.Layout:
+    if len(x.shape) < 2:
+        raise ValueError(f"x must be 2-D (M, N) or a batch (..., M, N), got {len(x.shape)}-D shape {x.shape}")
+    return plans.layout_of(x.shape, x.strides)
+
+
+def _check_out(out: Operand, x: Operand, want: tuple[int, ...]) -> None:
+    if out.kind != x.kind:
+        raise TypeError(f"out is a {out.kind} array but x is {x.kind}; pass the same kind")
+    if out.dtype != x.dtype:
+        raise TypeError(f"out has dtype {out.dtype}, x has {x.dtype}")
+    if out.shape != want:
+        raise ValueError(f"out must have shape {want}, got {out.shape}")
+    if out.device != x.device:
+        raise ValueError(f"out is on GPU {out.device}, x on GPU {x.device}")
+    if not is_dense(out.shape, out.strides):
+        raise ValueError("out must be C-contiguous")
+
+
+def _sm_count(device: int) -> int:
+    from ...core.device import query
+
+    return query(device).sm_count
+
+
+def _kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callable:
+    """run(x_ptr, out_ptr, stream) for a kernel choice, everything but the pointers packed once."""
+    fn = core_launch.function(choice.source, choice.expression, device=x.device)
+    blocks, threads = plans.launch_geometry(choice, lay.batch, lay.rows, lay.cols, _sm_count(x.device))
+    lo, hi = x.span()
+    lo_off, hi_off = lo - x.ptr, hi - x.ptr  # the bytes x may read, relative to its pointer
+    rows, cols, batch = ("i64", lay.rows), ("i64", lay.cols), ("i64", lay.batch)
+    ptrs, bounds = [("ptr", 0), ("ptr", 0)], [("u64", 0), ("u64", 0)]  # rewritten by every call
+    keep = None
+    if choice.kind == "tile":
+        args = ptrs + [rows, cols, batch]
+    elif choice.kind == "align":
+        run_len, blocks = plans.align_runs(blocks, _sm_count(x.device))
+        args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds, ("i32", run_len)]
+    elif choice.kind in ("tall", "wide"):
+        n = lay.rows if choice.kind == "tall" else lay.cols
+        run_len, blocks = plans.skinny_runs(lay.batch * plans.cdiv(n, 16 // choice.itemsize), threads,
+                                            _sm_count(x.device))
+        args = ptrs + [("i64", n), batch, *bounds, ("i32", run_len)]
+    else:  # strided: the batch dimensions' extents and strides in a small device table
+        import cupy
+
+        dims = lay.batch_dims or ((lay.batch, lay.bstride or 0),)
+        with cupy.cuda.Device(x.device):
+            keep = cupy.asarray([n for n, _ in dims] + [s for _, s in dims], dtype=cupy.int64)
+        args = ptrs + [rows, cols, ("i64", lay.rs), ("i64", lay.cs), ("ptr", keep.data.ptr),
+                       ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
+    packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args)
+    at = {"align": 7, "tall": 4, "wide": 4}.get(choice.kind)  # where in_lo, in_hi go
+    if at is None:
+        def run(xp: int, op: int, stream: int, _keep=keep) -> None:
+            packed(stream, xp, op)
+    else:
+        def run(xp: int, op: int, stream: int) -> None:
+            packed.call_at(stream, {0: xp, 1: op, at: xp + lo_off, at + 1: xp + hi_off})
+    return run
+
+
+def _copy_runner(choice: plans.Choice, lay: plans.Layout, itemsize: int, nbytes: int) -> Callable:
+    import cupy
+
+    rt = cupy.cuda.runtime
+    if choice.kind == "copy":
+        return lambda xp, op, stream: rt.memcpyAsync(op, xp, nbytes, rt.memcpyDeviceToDevice, stream)
+    # copy2d: output row j (all batches stacked) is x's stored row j: a pitched 2-D copy
+    width, pitch = lay.rows * itemsize, lay.cs * itemsize
+    height = lay.batch * lay.cols
+    return lambda xp, op, stream: rt.memcpy2DAsync(op, width, xp, pitch, width, height,
+                                                   rt.memcpyDeviceToDevice, stream)
+
+
+def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
+    lay = _layout(x)
+    if x.itemsize not in plans.ITEMSIZES:
+        raise TypeError(f"x has dtype {x.dtype} of {x.itemsize} bytes; supported element sizes are "
+                        f"{', '.join(map(str, plans.ITEMSIZES))} bytes")
+    if x.ptr % x.itemsize and x.size:
+        raise ValueError(f"x's data pointer is not aligned to its {x.itemsize}-byte elements")
+    want = x.shape[:-2] + (lay.cols, lay.rows)
+    if out is not None:
+        _check_out(out, x, want)
+    tuned = device_plan(x.device) if x.size else None
+    choice = plans.choose(x.itemsize, lay, tuned, x.ptr % 16 == 0, out is None or out.ptr % 16 == 0)
+    if choice.kind == "empty":
+        runner = lambda xp, op, stream: None  # noqa: E731
+    elif choice.kind in ("copy", "copy2d"):
+        runner = _copy_runner(choice, lay, x.itemsize, x.nbytes)
+    else:
+        runner = _kernel_runner(choice, lay, x)
+    lo, hi = x.span()
+    return Plan(choice, want, x.device, lo - x.ptr, hi - x.ptr, x.size * x.itemsize, runner)
+
+
+_plans: dict[tuple, Plan] = {}
+
+
+def _signature(a) -> Optional[tuple]:
+    """(kind, shape, strides, dtype, device, pointer) read straight off a torch tensor or a CuPy
+    array (None for anything else, which takes the general path)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and type(a) is torch.Tensor:
+        return ("torch", a.shape, a.stride(), a.dtype, a.get_device(), a.data_ptr())
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and type(a) is cupy.ndarray:
+        return ("cupy", a.shape, a.strides, a.dtype, a.device.id, a.data.ptr)
+    return None
+
+
+def run(x, out=None, stream=None):
+    """The transpose itself, without the torch operator around it (see api.transpose)."""
+    sx = _signature(x)
+    so = _signature(out) if out is not None else None
+    if sx is not None and (out is None or so is not None) and sx[4] >= 0:
+        key = (sx[:5], sx[5] % 16 == 0, None if so is None else (so[:5], so[5] % 16 == 0))
+        p = _plans.get(key)
+        xp = sx[5]
+        if p is None:
+            p = _plans[key] = _plan(x, out)
+        obj_kind = sx[0]
+    else:
+        xo = as_operand(x, "x")
+        p = _plan(x, out, xo)
+        xp, obj_kind = xo.ptr, xo.kind
+    if out is not None:
+        op = so[5] if so is not None else as_operand(out, "out").ptr
+        if op < xp + p.x_hi and xp + p.x_lo < op + p.out_bytes and p.out_bytes and p.x_hi > p.x_lo:
+            raise ValueError("out overlaps x; transposing in place is not supported")
+        result = out
+    else:
+        result = _new(obj_kind, x, p)
+        op = result.data_ptr() if obj_kind == "torch" else result.data.ptr
+    if p.choice.kind != "empty":
+        _on_device(p.device, p.run, xp, op, _stream(stream, obj_kind, x, p.device))
+    return result
+
+
+def _plan(x, out, xo: Optional[Operand] = None) -> Plan:
+    """A new plan from the full checks of x and out."""
+    xo = xo or as_operand(x, "x")
+    oo = as_operand(out, "out") if out is not None else None
+    return _make_plan(xo, oo)
+
+
+def _new(kind: str, x, p: Plan):
+    if kind == "torch":
+        import torch
+
+        return torch.empty(p.shape, dtype=x.dtype, device=x.device)
+    import cupy
+
+    if kind == "cupy" and type(x) is cupy.ndarray:
+        with cupy.cuda.Device(p.device):
+            return cupy.empty(p.shape, dtype=x.dtype)
+    return new_like(as_operand(x, "x"), p.shape)
+
+
+def _stream(stream, kind: str, x, device: int) -> int:
+    if stream is None and kind == "torch":
+        torch = sys.modules["torch"]
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+    if stream is None:
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    return stream_ptr(stream, as_operand(x, "x"))
+
+
+def _on_device(device: int, runner, xp: int, op: int, stream: int) -> None:
+    import cupy
+
+    if cupy.cuda.runtime.getDevice() == device:
+        runner(xp, op, stream)
+    else:
+        with cupy.cuda.Device(device):
+            runner(xp, op, stream)
+
+
+def explain(x) -> str:
+    """Which kernel bwlab.transpose(x) would run, and why (checks x like transpose does)."""
+    choice = _plan(x, None).choice
+    return f"{choice.label}: {choice.reason}"
+
+
+def launch(choice: plans.Choice, src_ptr: int, dst_ptr: int, batch: int, rows: int, cols: int,
+           nbytes: int, device: int, stream: int) -> None:
+    """Run one choice on a dense (batch, rows, cols) input at raw pointers (checks done by the caller)."""
+    lay = plans.Layout(batch, rows, cols, cols, 1, rows * cols)
+    x = Operand(None, "cupy", src_ptr, (batch, rows, cols), (rows * cols, cols, 1), choice.itemsize, None, device, "x")
+    if choice.kind == "empty":
+        return
+    runner = _copy_runner(choice, lay, x.itemsize, nbytes) if choice.kind in ("copy", "copy2d") else \
+        _kernel_runner(choice, lay, x)
+    _on_device(device, runner, src_ptr, dst_ptr, stream)

@@ -1,0 +1,127 @@
+"""bwlab.transpose on the layouts users have: misaligned extents and pointers, slices,
+transposed views, negative strides, batch dimensions that do not merge, zero sizes; each
+bit-exact against NumPy's transpose of the same view, output poisoned first."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bwlab
+from bwlab.core import verify
+from bwlab.workloads.transpose.reference import host_transpose
+
+pytestmark = pytest.mark.gpu
+DTYPES = ("uint8", "float16", "float32", "float64", "complex128")
+
+
+def check_view(view_of, base_shape, dtype, seed=None):
+    """Transpose view_of(base) for a fresh random base, on the GPU and with NumPy."""
+    import cupy
+
+    host = verify.random_host(base_shape, dtype, seed)
+    x = view_of(cupy.asarray(host))
+    want = host_transpose(view_of(host))
+    out = cupy.empty(want.shape, dtype)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    check = verify.compare(out.get(), want)
+    assert check.ok, f"{x.shape} strides {x.strides} {dtype} ({bwlab.explain_transpose(x)}): {check}"
+    assert verify.compare(bwlab.transpose(x).get(), want).ok
+
+
+VIEWS = {
+    "row slice": ((40, 70), lambda a: a[3:37, 5:66]),
+    "column slice": ((33, 129), lambda a: a[:, 1:]),
+    "odd offset": ((257 * 131 + 3,), lambda a: a[3:].reshape(257, 131)),
+    "reversed rows": ((70, 41), lambda a: a[::-1]),
+    "reversed columns": ((70, 41), lambda a: a[:, ::-1]),
+    "both reversed": ((70, 41), lambda a: a[::-1, ::-1]),
+    "every other": ((70, 82), lambda a: a[::2, ::2]),
+    "transposed": ((70, 41), lambda a: a.T),
+    "transposed slice": ((70, 41), lambda a: a[:, :30].T),
+    "transposed batch": ((3, 50, 20), lambda a: a.swapaxes(1, 2)),
+    "batch slice": ((5, 33, 34), lambda a: a[1:4, :, 2:]),
+    "batch not merging": ((4, 6, 17, 19), lambda a: a[:, ::2]),
+    "batch reversed": ((4, 17, 19), lambda a: a[::-1]),
+    "empty rows": ((0, 7), lambda a: a),
+    "empty batch": ((0, 5, 7), lambda a: a),
+    "one row": ((1, 77), lambda a: a),
+    "one column view": ((77, 5), lambda a: a[:, 2:3]),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", VIEWS)
+def test_views(name, dtype):
+    shape, view = VIEWS[name]
+    check_view(view, shape, dtype)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.integers(1, 200), cols=st.integers(1, 200), r0=st.integers(0, 5), c0=st.integers(0, 17),
+       rstep=st.sampled_from([1, 1, 1, -1, 2]), cstep=st.sampled_from([1, 1, 1, -1, 3]),
+       dtype=st.sampled_from(DTYPES + ("int16", "bool")), seed=st.integers(0, 2**31))
+def test_hypothesis_views(rows, cols, r0, c0, rstep, cstep, dtype, seed):
+    base = (r0 + rows * abs(rstep) + 1, c0 + cols * abs(cstep) + 1)
+
+    def view(a):
+        v = a[r0:r0 + rows * abs(rstep):abs(rstep), c0:c0 + cols * abs(cstep):abs(cstep)]
+        return v[::-1 if rstep < 0 else 1, ::-1 if cstep < 0 else 1]
+    check_view(view, base, dtype, seed)
+
+
+@pytest.mark.parametrize("offset", range(1, 16))
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "float64"])
+def test_misaligned_input_and_output_pointers(offset, dtype):
+    """Every byte offset of both pointers within a 16-byte vector, where the dtype allows it."""
+    import cupy
+
+    e = np.dtype(dtype).itemsize
+    if offset % e:
+        pytest.skip("not a whole element")
+    k = offset // e
+    host = verify.random_host((k + 131 * 77,), dtype)
+    x = cupy.asarray(host)[k:].reshape(131, 77)
+    buf = cupy.empty(k + 77 * 131, dtype)
+    verify.poison(buf)
+    out = buf[k:].reshape(77, 131)
+    bwlab.transpose(x, out)
+    assert verify.compare(out.get(), host[k:].reshape(131, 77).T.copy()).ok
+    assert bool((buf[:k].view(cupy.uint8) == verify.POISON_BYTE).all()), "wrote before out"
+
+
+@pytest.mark.parametrize("shape", [(1, 7), (7, 1), (3, 1, 9), (2, 9, 1)])
+def test_degenerate_views_of_strided_arrays(shape):
+    import cupy
+
+    host = verify.random_host(tuple(2 * n for n in shape), "float32")
+    x = cupy.asarray(host)[tuple(slice(None, None, 2) for _ in shape)]
+    want = host_transpose(host[tuple(slice(None, None, 2) for _ in shape)])
+    assert verify.compare(bwlab.transpose(x).get(), want).ok
+
+
+def test_out_overlapping_a_strided_x_is_refused():
+    import cupy
+
+    buf = cupy.zeros((128, 64), cupy.float32)
+    x = buf[63::-1][:32]                             # rows 63..32, a negative stride
+    out = buf.reshape(-1)[48 * 64: 48 * 64 + 64 * 32].reshape(64, 32)  # rows 48..79: overlaps 48..63
+    verify.poison(out)
+    with pytest.raises(ValueError, match="overlaps"):
+        bwlab.transpose(x, out)
+    assert bool((out.view(cupy.uint8) == verify.POISON_BYTE).all())
+
+
+def test_odd_extents_over_2_31_elements():
+    """tileAlign with 64-bit offsets: 3 x 27,001 x 26,999 uint8 (2.19e9 elements, odd extents)."""
+    import cupy
+
+    from bwlab.workloads.transpose.reference import compare_transposed
+
+    x = cupy.empty((3, 27001, 26999), cupy.uint8)
+    verify.fill_random_bits(x, seed=5)
+    assert bwlab.explain_transpose(x).startswith("tileAlign")
+    out = cupy.empty((3, 26999, 27001), cupy.uint8)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    assert compare_transposed(out, x).ok
