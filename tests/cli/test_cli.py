@@ -67,6 +67,7 @@ def test_gpu_commands_without_a_gpu_fail_with_one_line(args, tmp_path):
     (["bench", "transpose", "--shapes", "1x2x"], "shape must look like"),
     (["bench", "transpose", "--peers", "numpy"], "not among"),
     (["bench", "transpose", "--dtypes", "float7"], "dtype must be one of"),
+    (["bench", "transpose", "--suite", "nope"], "--suite: nope not among"),
     (["sweep", "transpose", "--sizes", "9..1"], "sizes must be"),
     (["sweep", "transpose", "--blocks", "32"], "must look like 32x8"),
     (["sweep", "transpose", "--sizes", "256..512", "--variants"], "choose one of"),

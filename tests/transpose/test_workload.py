@@ -4,7 +4,7 @@ import pytest
 from bwlab.core.results import Record
 from bwlab.core.workload import Case
 from bwlab.workloads import get
-from bwlab.workloads.transpose import cases
+from bwlab.workloads.transpose import cases, reference
 
 W = get("transpose")
 
@@ -26,9 +26,23 @@ def test_bytes_moved_counts_read_and_write():
     assert W.bytes_moved(Case((4, 4), "bfloat16")) == 64
 
 
-def test_bench_cases():
+def test_bench_suites():
     assert len(W.bench_cases()) == len(cases.BENCH_SHAPES) * len(cases.BENCH_DTYPES)
     assert {c.dtype for c in W.bench_cases(all_dtypes=True)} >= {"bool", "bfloat16", "complex64"}
+    for suite in W.bench_suites:
+        for c in W.bench_cases(suite):
+            assert cases.shape_class(c) and W.bytes_moved(c) > 0
+    for c in W.bench_cases("misaligned") + W.bench_cases("skinny"):
+        e = reference.ITEMSIZE[c.dtype]
+        assert W.bytes_moved(c) // 2 >= 256 << 20, c
+        assert e == 16 or any((n * e) % 16 for n in c.shape[-2:]), c  # 16-byte elements always align
+    skinny = {min(c.shape) for c in W.bench_cases("skinny")}
+    assert skinny == set(cases.SHORT_SIDES) and max(skinny) == 64
+    views = W.bench_cases("views")
+    assert cases.view_shape(views[0]) == (16384, 16382) and W.bytes_moved(views[0]) == 2 * 16384 * 16382 * 4
+    assert all(c.param("timing") == "wall" for c in W.bench_cases("small"))
+    with pytest.raises(ValueError, match="suite must be one of"):
+        W.bench_cases("nope")
 
 
 def _rec(name, gbs, nbytes=2 << 30):
@@ -37,16 +51,21 @@ def _rec(name, gbs, nbytes=2 << 30):
 
 
 def test_goals_name_each_miss_with_its_reason():
-    case = Case((16384, 16384), "float64")
-    recs = [_rec("bwlab", 3700), _rec("cudaMemcpy", 4000), _rec("torch", 1800), _rec("triton", 3800)]
-    misses = W.goals(case, recs)
-    assert any("92.5% of memcpy < 95%" in m for m in misses)
-    assert any("only 2.06x torch" in m and "unreachable" in m for m in misses)
-    assert any("slower than triton" in m for m in misses)
-    assert W.goals(case, [_rec("bwlab", 3990), _rec("cudaMemcpy", 4000), _rec("torch", 1000)]) == []
+    case = Case((16383, 16389), "float64")
+    misses = W.goals(case, [_rec("bwlab", 3000), _rec("cudaMemcpy", 4000), _rec("torch", 1800)])
+    assert misses == ["75.0% of memcpy < 90%"]
+    skinny = Case((10_000_001, 13), "float32")
+    misses = W.goals(skinny, [_rec("bwlab", 3000), _rec("cudaMemcpy", 4000), _rec("torch", 3500)])
+    assert any("slower than torch" in m for m in misses)
+    assert W.goals(case, [_rec("bwlab", 3700), _rec("cudaMemcpy", 4000), _rec("torch", 1000)]) == []
     assert W.goals(case, [_rec("bwlab", 10, nbytes=1 << 20)]) == []  # below the goals' size
+    small = Case((32, 32), "float32", (("class", "small calls"), ("timing", "wall")))
+    t = lambda name, ms: Record(name, "peer", "peer", "transpose", [32, 32], "float32", 8192, gbs=1.0,  # noqa: E731
+                                timing={"median_ms": ms, "mean_ms": ms, "std_ms": 0, "min_ms": ms, "reps": 5})
+    assert W.goals(small, [t("bwlab", 0.009), t("torch", 0.010), t("cupy", 0.008)]) == []
+    assert "slower than torch and CuPy" in W.goals(small, [t("bwlab", 0.012), t("torch", 0.010), t("cupy", 0.008)])[0]
 
 
 def test_why_missed_names_the_kernel_and_the_cause():
-    assert "not a multiple of 16 elements" in W.why_missed(Case((16381, 16387), "uint8"), "tileScalar<1,64,64,256>: x")
+    assert "realigns them" in W.why_missed(Case((16383, 16389), "uint8"), "tileAlign<1,128,256,512>: x")
     assert "fill 64/128" in W.why_missed(Case((64, 4194304), "uint8"), "tileAny<1,128,256,512>: x")

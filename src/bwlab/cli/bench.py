@@ -17,8 +17,10 @@ FILES = ("bench.json", "bench.txt")
 def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose public API is timed"),
           out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
+          suite: str = typer.Option("main", "--suite", metavar="S1,S2", help="case suites, comma-separated, "
+                                    "or 'all' (transpose: main, misaligned, skinny, views, small)"),
           shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2", help="cases, e.g. 16384x16384,256x4096x4096 "
-                                               "(default: the workload's bench shapes)"),
+                                               "(instead of the suites' shapes)"),
           dtypes: Optional[str] = typer.Option(None, "--dtypes", metavar="D1,D2", help="dtypes, or 'all' "
                                                "(default: one per element size)"),
           peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to time (default: all)"),
@@ -27,15 +29,34 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
           warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
           seed: int = typer.Option(0, "--seed", metavar="N", help="seed of the random inputs"),
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
-    """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first."""
+    """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first.
+
+    Suites of the transpose: main (aligned, misaligned, skinny and batched shapes), misaligned
+    (odd extents for each element size), skinny (short sides 1 to 64, both orientations),
+    views (slices, reversed and transposed views), small (4 KiB to 4 MiB, wall clock per call).
+    """
     from ..lab.bench import run_bench
 
     w = workload(name)
-    defaults = w.bench_cases(all_dtypes=dtypes == "all")
-    shape_list = [c.shape for c in defaults] if not shapes else \
-        [parse("--shapes", w.parse_case, s, None).shape for s in parse_list(shapes)]
-    dtype_list = list(dict.fromkeys(c.dtype for c in defaults)) if dtypes in (None, "all") else parse_list(dtypes)
-    cases = list(dict.fromkeys(Case(s, d) for s in dict.fromkeys(shape_list) for d in dtype_list))
+    suites = list(w.bench_suites) if suite == "all" else parse_list(suite) or ["main"]
+    unknown = [s for s in suites if s not in w.bench_suites]
+    if unknown:
+        raise bad(f"--suite: {', '.join(unknown)} not among {', '.join(w.bench_suites)}")
+    defaults = [c for s in suites for c in w.bench_cases(s, all_dtypes=dtypes == "all")]
+    if shapes:
+        shape_list = [parse("--shapes", w.parse_case, s, None).shape for s in parse_list(shapes)]
+        dtype_list = list(dict.fromkeys(c.dtype for c in defaults)) if dtypes in (None, "all") else parse_list(dtypes)
+        cases = list(dict.fromkeys(Case(s, d) for s in dict.fromkeys(shape_list) for d in dtype_list))
+    elif dtypes in (None, "all"):
+        cases = defaults
+    else:  # the suites' cases of these dtypes
+        chosen = parse_list(dtypes)
+        for d in chosen:
+            parse("--dtypes", w.parse_case, "2x2", d)
+        all_cases = [c for s in suites for c in w.bench_cases(s, all_dtypes=True)]
+        cases = [c for c in all_cases if c.dtype in chosen]
+        if not cases:
+            raise bad(f"--dtypes: no case of {', '.join(suites)} has dtype {', '.join(chosen)}; pass --shapes too")
     for c in cases:
         parse("--dtypes", w.parse_case, "x".join(map(str, c.shape)), c.dtype)
     peer_list = parse_list(peers) or list(w.bench_peers)

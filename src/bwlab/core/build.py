@@ -132,10 +132,7 @@ def compile_source(source, name_expressions, arch: str = DEFAULT_ARCH) -> Build:
     if not source.is_file():
         raise BuildError(f"no kernel source {source}")
     exprs = sorted(set(name_expressions))
-    text = _source_text(source)
-    key = _key(source, text, exprs, arch)
-    cubin = cache_dir() / f"{source.stem}-{arch}-{key}.cubin"
-    meta = cubin.with_suffix(".json")
+    cubin, meta = _cache_paths(source, exprs, arch)
     if cubin.is_file() and meta.is_file():
         m = json.loads(meta.read_text())
         res = {k: Resources(**v) for k, v in m["resources"].items()}
@@ -172,6 +169,17 @@ class Builds:
         return {e: b.resources.get(e, Resources()) for e, b in self.by_expression.items()}
 
 
+def _cache_paths(source: Path, exprs: list[str], arch: str) -> tuple[Path, Path]:
+    key = _key(source, _source_text(source), exprs, arch)
+    cubin = cache_dir() / f"{source.stem}-{arch}-{key}.cubin"
+    return cubin, cubin.with_suffix(".json")
+
+
+def _cached(source, expr: str, arch: str) -> bool:
+    cubin, meta = _cache_paths(Path(source), [expr], arch)
+    return cubin.is_file() and meta.is_file()
+
+
 def _compile_one(args):
     source, expr, arch = args
     return expr, compile_source(source, [expr], arch)
@@ -183,12 +191,15 @@ def compile_each(source, name_expressions, arch: str = DEFAULT_ARCH, jobs: int =
     exprs = sorted(set(name_expressions))
     todo = [(source, e, arch) for e in exprs]
     jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and len(todo) > 2:
+    missing = [t for t in todo if not _cached(*t)]
+    if jobs > 1 and len(missing) > 2:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(min(jobs, len(todo)), mp_context=mp.get_context("fork")) as pool:
-            done = dict(pool.map(_compile_one, todo))
+        # spawned (not forked) workers: the parent may hold a CUDA context and threads
+        with ProcessPoolExecutor(min(jobs, len(missing)), mp_context=mp.get_context("spawn")) as pool:
+            list(pool.map(_compile_one, missing))
+        done = dict(map(_compile_one, todo))  # all from the cache now
     else:
         done = dict(map(_compile_one, todo))
     return Builds(str(source), arch, {e: done[e] for e in exprs})

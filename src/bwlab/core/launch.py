@@ -122,7 +122,7 @@ class PackedLaunch:
         self._params = (ctypes.c_void_p * len(args))(*[base + getattr(struct, f"a{i}").offset
                                                       for i in range(len(args))])
         self._names = [f"a{i}" for i in range(len(args))]
-        self._func = ctypes.c_void_p(fn.ptr)
+        self._func = ctypes.c_void_p(getattr(fn, "kernel", fn).ptr)  # CuPy's RawKernel wraps a Function
         self._dims = (*(int(v) for v in grid), *(int(v) for v in block))
         self._lock = threading.Lock()
 

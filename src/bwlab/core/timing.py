@@ -94,3 +94,21 @@ def time_cpu(fn: Callable[[], object], *, warmup: int = 0, reps: int = 3) -> Tim
         fn()
         samples.append((time.perf_counter() - t0) * 1e3)
     return stats(samples)
+
+
+def time_wall(fn: Callable[[], object], *, calls: int = 1000, reps: int = 5, warmup: int = 50) -> Timing:
+    """Wall-clock time per call of `calls` back-to-back calls, the GPU drained at the end: for
+    calls so small that the host's work per call, not the kernel, sets their rate."""
+    import cupy
+
+    for _ in range(max(0, warmup)):
+        fn()
+    cupy.cuda.Device().synchronize()
+    samples = []
+    for _ in range(max(1, reps)):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        cupy.cuda.Device().synchronize()
+        samples.append((time.perf_counter() - t0) * 1e3 / calls)
+    return stats(samples)

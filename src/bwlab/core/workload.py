@@ -181,7 +181,11 @@ class Workload(ABC):
     def size_case(self, n: int, dtype: str) -> Case:
         raise NotImplementedError(f"{self.name} has no size sweep")
 
-    def bench_cases(self, all_dtypes: bool = False) -> list[Case]:
+    bench_suites: tuple[str, ...] = ("main",)
+
+    def bench_cases(self, suite: str = "main", all_dtypes: bool = False) -> list[Case]:
+        """The cases of one bench suite; a case with param timing="wall" is timed by the wall
+        clock over many back-to-back calls (small calls, where host work sets the rate)."""
         return [self.default_case()]
 
     @abstractmethod

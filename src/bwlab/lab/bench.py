@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 from typing import Callable, Optional
 
-from ..core import ceilings
+from ..core import ceilings, timing
 from ..core.results import Record, Run
 from ..core.verify import poison
 from ..core.workload import Case, Workload
@@ -73,7 +73,13 @@ def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], w
                 if not check.ok:
                     rec.notes.append("wrong result: not timed")
                     continue
-            time_into(rec, fn, warmup=warmup, reps=n, flush=flush)
+            if case.param("timing") == "wall":  # host-bound: wall clock per call, not GPU events
+                from .common import fill_timing
+
+                fill_timing(rec, timing.time_wall(fn, calls=1000, reps=5, warmup=max(warmup, 50)))
+                rec.notes.append("wall-clock per call of 1000 back-to-back calls (host work included)")
+            else:
+                time_into(rec, fn, warmup=warmup, reps=n, flush=flush)
         except NotImplementedError as exc:
             rec.notes.append(f"skipped: {exc}")
         except Exception as exc:  # out of memory, or a peer failing: say so, go on
@@ -94,7 +100,7 @@ def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], w
 def run_bench(w: Workload, cases: Optional[list[Case]] = None, peers: Optional[list[str]] = None,
               reps: Optional[int] = None, warmup: int = 3, seed: int = 0, log: Log = quiet, command: str = "",
               on_record: Callable[[Run], None] = lambda r: None) -> Run:
-    cases = cases if cases is not None else w.bench_cases()
+    cases = cases if cases is not None else w.bench_cases("main")
     peers = list(w.bench_peers) if peers is None else peers
     run, dev = new_run("bench", w, {"cases": [{"shape": list(c.shape), "dtype": c.dtype, "params": dict(c.params)}
                                               for c in cases], "peers": [API, "cudaMemcpy", *peers], "reps": reps,

@@ -14,9 +14,9 @@ def _torch_op_needed(x, out) -> bool:
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(x, torch.Tensor):
         return False
-    if torch.compiler.is_compiling():
+    if (x.requires_grad or (out is not None and out.requires_grad)) and torch.is_grad_enabled():
         return True
-    return torch.is_grad_enabled() and (x.requires_grad or (out is not None and out.requires_grad))
+    return torch.compiler.is_compiling()
 
 
 def transpose(x, out=None, *, stream=None):

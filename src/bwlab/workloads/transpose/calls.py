@@ -197,9 +197,7 @@ def _plan(x, out, xo: Optional[Operand] = None) -> Plan:
 
 def _new(kind: str, x, p: Plan):
     if kind == "torch":
-        import torch
-
-        return torch.empty(p.shape, dtype=x.dtype, device=x.device)
+        return x.new_empty(p.shape)
     import cupy
 
     if kind == "cupy" and type(x) is cupy.ndarray:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from ...core.workload import Case, Peer
 from .catalog import OP
-from .reference import host_transpose
+from .reference import ALL_DTYPES, host_transpose
 
 
 def torch_view(a, dtype: str):
     """A torch tensor over a CuPy array's memory, with the case's dtype."""
     import torch
 
+    if any(st < 0 for st in a.strides):
+        raise NotImplementedError("torch tensors have no negative strides (x.flip copies first)")
     t = torch.from_dlpack(a)
     return t.view(getattr(torch, dtype)) if dtype == "bfloat16" else t
 
@@ -107,6 +109,7 @@ PEERS: tuple[Peer, ...] = (
     Peer("cublas.geam", OP, "cupy.cublas.geam('T', 'N', 1, x, 0, out)", _geam, ("cupy",), ("float32", "float64")),
     Peer("cupy", OP, "cupy.ascontiguousarray(x.swapaxes(-1, -2))", _cupy, ("cupy",)),
     Peer("torch", OP, "torch x.transpose(-1, -2).contiguous()", _torch, ("torch",)),
-    Peer("triton", OP, "Triton 64x64 tiled transpose, written here", _triton, ("torch", "triton")),
+    Peer("triton", OP, "Triton 64x64 tiled transpose, written here", _triton, ("torch", "triton"),
+         tuple(d for d in ALL_DTYPES if not d.startswith("complex"))),  # Triton has no complex types
     CPU,
 )

@@ -66,18 +66,22 @@ class TransposeWorkload(Workload):
     def size_case(self, n: int, dtype: str) -> Case:
         return Case((n, n), dtype)
 
-    def bench_cases(self, all_dtypes: bool = False) -> list[Case]:
-        return cases.bench_cases(all_dtypes)
+    bench_suites = cases.SUITES
+
+    def bench_cases(self, suite: str = "main", all_dtypes: bool = False) -> list[Case]:
+        return cases.bench_cases(suite, all_dtypes)
 
     def bytes_moved(self, case: Case) -> int:
         n = 1
-        for d in case.shape:
+        for d in cases.view_shape(case):
             n *= d
         return 2 * n * reference.ITEMSIZE[case.dtype]
 
     # --- inputs, answers, kernels --------------------------------------------------------
     def make_input(self, case: Case, seed: Optional[int] = None):
-        return reference.random_input(case.shape, case.dtype, seed)
+        x = reference.random_input(case.shape, case.dtype, seed)
+        view = case.param("view")
+        return cases.VIEWS[view](x) if view else x
 
     def reference(self, case: Case, inputs):
         return reference.expected(inputs)
@@ -125,6 +129,11 @@ class TransposeWorkload(Workload):
                 lambda cfg: f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads",
                 [Case(s, UINT[e]) for s in TUNE_CHECK_SHAPES]))
         return groups
+
+    def tables(self, run):
+        from .summary import class_summary
+
+        return [class_summary(run)] if run.procedure == "bench" and run.workload == self.name else []
 
     def save_plan(self, gpu_name: str, best: dict, measurements: list[dict], path=None) -> str:
         target = path or plans.plan_path(gpu_name)

@@ -41,7 +41,28 @@ tileAlign(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
   const i64 runs = (total + run - 1) / run;
   uint4 carry[NS / PPO][G];  // per output row this lane serves: the previous piece's vector
 
-  for (i64 ru = blockIdx.x; ru < runs; ru += gridDim.x)
+  uint4 v[NL], ex[NL / PPR];  // ex: the vector after each row segment, for its last lane
+  // Issue every load of tile t (loads of the next tile fly while this one is stored).
+  auto load = [&](i64 t) {
+    i64 b, r0, c0;
+    tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
+    const byte* src = in + (b * bstride + c0) * E;
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+      const int r = (warp * (NL / PPR) + i / PPR) * 4 + pr, piece = i % PPR;
+      const byte* seg = src + (r0 + r) * ld * E;
+      const byte* a16 = seg - (reinterpret_cast<u64>(seg) & 15);
+      v[i] = make_uint4(0u, 0u, 0u, 0u);
+      if (piece == PPR - 1) ex[i / PPR] = v[i];
+      if (r0 + r < rows) {
+        v[i] = load16_guarded(a16 + 16 * (piece * 8 + pv), in_lo, in_hi);
+        if (piece == PPR - 1 && pv == 7 && a16 != seg) ex[i / PPR] = load16_guarded(a16 + 16 * (PPR * 8), in_lo, in_hi);
+      }
+    }
+  };
+
+  for (i64 ru = blockIdx.x; ru < runs; ru += gridDim.x) {
+    if (ru * run < total) load(ru * run);
   for (int k = 0; k < run && ru * run + k < total; ++k) {
     const i64 t = ru * run + k;
     i64 b, r0, c0;
@@ -50,18 +71,6 @@ tileAlign(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
     // column first), and so is the next unless this is a column's last tile row.
     const bool after = k > 0 && r0 > 0, before = k + 1 < run && t + 1 < total && r0 + TR < rows;
     const byte* src = in + (b * bstride + c0) * E;
-    uint4 v[NL], ex[NL / PPR];  // ex: the vector after each row segment, for its last lane
-#pragma unroll
-    for (int i = 0; i < NL; ++i) {  // every load in flight before the first shared store
-      const int r = (warp * (NL / PPR) + i / PPR) * 4 + pr, piece = i % PPR;
-      const byte* seg = src + (r0 + r) * ld * E;
-      const byte* a16 = seg - (reinterpret_cast<u64>(seg) & 15);
-      v[i] = ex[i / PPR] = make_uint4(0u, 0u, 0u, 0u);
-      if (r0 + r < rows) {
-        v[i] = load16_guarded(a16 + 16 * (piece * 8 + pv), in_lo, in_hi);
-        if (piece == PPR - 1 && pv == 7 && a16 != seg) ex[i / PPR] = load16_guarded(a16 + 16 * (PPR * 8), in_lo, in_hi);
-      }
-    }
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       const int r = (warp * (NL / PPR) + i / PPR) * 4 + pr, piece = i % PPR;
@@ -73,6 +82,7 @@ tileAlign(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
       const int c = (piece * 8 + pv) * VE;
       *reinterpret_cast<uint4*>(s + r * S::PITCH + (r / VE) * 16 + c * E) = sft ? realign(v[i], nxt, sft) : v[i];
     }
+    if (k + 1 < run && t + 1 < total) load(t + 1);  // in flight during this tile's store phase
     __syncthreads();
     const i64 valid = min((i64)TR, rows - r0) * E;  // bytes of each output segment inside the matrix
 #pragma unroll
@@ -101,15 +111,14 @@ tileAlign(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
         // of the previous vector and the start of this one. The bytes before the segment are
         // the previous tile's, in prev when it was this run's; else they are clipped away.
         const u64 lo = reinterpret_cast<u64>(seg) - (after ? ts : 0);
-        if (ts == 0) {
-          store16_clipped<E>(dst, R, lo, hi);
-          continue;
-        }
-        store16_clipped<E>(dst, realign(prev, R, 16 - ts), lo, hi);
+        // a select, not a branch: output rows with and without an offset share warps
+        store16_clipped<E>(dst, ts ? realign(prev, R, 16 - ts) : R, lo, hi);
         // the segment's last ts bytes: now, unless the next tile of the run stores them whole
-        if (pv == 7 && piece == PPO - 1 && !before) store16_clipped<E>(dst + 16, realign(R, R, 16 - ts), lo, hi);
+        if (ts && pv == 7 && piece == PPO - 1 && !before)
+          store16_clipped<E>(dst + 16, realign(R, R, 16 - ts), lo, hi);
       }
     }
     __syncthreads();  // the block's next tile reuses the shared buffer
+  }
   }
 }

@@ -42,33 +42,60 @@ __global__ void __launch_bounds__(THREADS, 1)  // 1: the registers a wide C need
 skinny(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 batch, u64 in_lo, u64 in_hi, int run) {
   constexpr int VE = 16 / E, WARPS = THREADS / 32;
   constexpr int S = C | 1;  // odd stride (in vectors) between lanes' staged runs: no bank conflicts
+  // Prefetch the next group while storing this one, where the registers allow it (the
+  // prefetch keeps a second block of C x VE elements alive).
+  constexpr bool PIPE = TALL && C >= 4 && C <= 12;
   __shared__ uint4 stage[TALL ? WARPS * C : WARPS * 32 * S];  // TALL: the carried pieces; WIDE: staging
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const i64 chunks = (n + VE - 1) / VE, total = chunks * batch, matrix = n * C;
   const i64 groups = (total + 31) / 32, warps_total = (i64)gridDim.x * WARPS;
   uint4* my = stage + warp * (TALL ? C : 32 * S);
 
-  for (i64 g0 = ((i64)blockIdx.x * WARPS + warp) * run; g0 < groups; g0 += warps_total * run)
+  // packed: a chunk's C x VE block as VE short rows of C; lines: as C long-row pieces of VE
+  unsigned packed[4 * C], lines[4 * C];
+  uint4 nxt_first[TALL ? 1 : C];  // WIDE: the piece after each row's, for the lanes that read it
+  // Issue every load of group g (the next group's loads fly while this one is stored).
+  auto load = [&](i64 g) {
+    const i64 u = g * 32 + lane;
+    i64 b = 0, chunk = 0;
+    if (u < total) divmod(u, chunks, b, chunk);
+    const i64 p0 = chunk * VE;
+    if (TALL) {
+      const byte* src = in + (b * matrix + p0 * C) * E;
+#pragma unroll
+      for (int v = 0; v < C; ++v)
+        unpack(u < total ? load16_guarded(src + 16 * v, in_lo, in_hi) : make_uint4(0u, 0u, 0u, 0u), packed + 4 * v);
+    } else {
+      const bool own_next = lane == 31 || p0 + VE >= n;  // no neighbour holds this row's next piece
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        const byte* a = in + (b * matrix + j * n + p0) * E;
+        const byte* a16 = a - (reinterpret_cast<u64>(a) & 15);
+        const uint4 A = u < total ? load16_guarded(a16, in_lo, in_hi) : make_uint4(0u, 0u, 0u, 0u);
+        nxt_first[j] = (u < total && own_next && a16 != a) ? load16_guarded(a16 + 16, in_lo, in_hi) : A;
+        unpack(A, lines + 4 * j);
+      }
+    }
+  };
+
+  for (i64 g0 = ((i64)blockIdx.x * WARPS + warp) * run; g0 < groups; g0 += warps_total * run) {
+    load(g0);
   for (int k = 0; k < run && g0 + k < groups; ++k) {  // warp-uniform: all lanes reach every shuffle
+    if (!PIPE && k > 0) load(g0 + k);
     const i64 u = (g0 + k) * 32 + lane;
-    const bool live = u < total;
+    const bool live = u < total, more = PIPE && k + 1 < run && g0 + k + 1 < groups;
     i64 b = 0, chunk = 0;
     if (live) divmod(u, chunks, b, chunk);
     const i64 p0 = chunk * VE;  // positions p0 .. p0+VE-1 along n
     const int valid = live ? (int)min((i64)VE, n - p0) : 0;
-    // packed: the C x VE block as VE short rows of C; lines: as C long-row pieces of VE (words)
-    unsigned packed[4 * C] = {}, lines[4 * C] = {};  // zeroed: sub-word inserts read them
     if (TALL) {
-      if (live) {
-        const uint4* src = reinterpret_cast<const uint4*>(in + (b * matrix + p0 * C) * E);
 #pragma unroll
-        for (int v = 0; v < C; ++v)
-          unpack(load16_guarded(reinterpret_cast<const byte*>(src + v), in_lo, in_hi), packed + 4 * v);
+      for (int w = 0; w < 4 * C; ++w) lines[w] = 0u;  // sub-word inserts read their target
 #pragma unroll
-        for (int e = 0; e < VE; ++e)
+      for (int e = 0; e < VE; ++e)
 #pragma unroll
-          for (int j = 0; j < C; ++j) copy_elem<E>(packed, e * C + j, lines, j * VE + e);
-      }
+        for (int j = 0; j < C; ++j) copy_elem<E>(packed, e * C + j, lines, j * VE + e);
+      if (more) load(g0 + k + 1);
       __syncwarp();
 #pragma unroll
       for (int j = 0; j < C; ++j) {
@@ -84,44 +111,32 @@ skinny(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 batch, u6
         const u64 lo = reinterpret_cast<u64>(dst) + (have_prev ? 0 : ts);
         const u64 hi = reinterpret_cast<u64>(row) + (p0 + valid) * E;
         if (live) {
-          if (ts == 0) {
-            store16_clipped<E>(dst, R, lo, hi);
-          } else {
-            store16_clipped<E>(dst, realign(prev, R, 16 - ts), lo, hi);
-            // the row's last bytes: now, unless the next chunk (in this warp's run) stores them
-            const bool next_here = p0 + VE < n && (lane < 31 || k + 1 < run);
-            if (!next_here) store16_clipped<E>(dst + 16, realign(R, R, 16 - ts), lo, hi);
-          }
+          store16_clipped<E>(dst, ts ? realign(prev, R, 16 - ts) : R, lo, hi);
+          // the row's last bytes: now, unless the next chunk (in this warp's run) stores them
+          const bool next_here = p0 + VE < n && (lane < 31 || k + 1 < run);
+          if (ts && !next_here) store16_clipped<E>(dst + 16, realign(R, R, 16 - ts), lo, hi);
         }
         if (lane == 31) my[j] = R;
       }
       __syncwarp();
     } else {
-      // long rows j of the input: pieces at row + p0*E, realigned with the next lane's piece
-      uint4 nxt_first[C];
+      const bool own_next = lane == 31 || p0 + VE >= n;
 #pragma unroll
-      for (int j = 0; j < C; ++j) {
-        const byte* row = in + (b * matrix + j * n) * E;
-        const byte* a = row + p0 * E;
-        const int sft = (int)(reinterpret_cast<u64>(a) & 15);
-        const byte* a16 = a - sft;
-        const uint4 A = live ? load16_guarded(a16, in_lo, in_hi) : make_uint4(0u, 0u, 0u, 0u);
-        nxt_first[j] = (live && lane == 31 && sft) ? load16_guarded(a16 + 16, in_lo, in_hi) : A;
-        unpack(A, lines + 4 * j);
-      }
-#pragma unroll
-      for (int j = 0; j < C; ++j) {
+      for (int j = 0; j < C; ++j) {  // realign each row's piece with the next lane's (or its own next)
         const byte* a = in + (b * matrix + j * n + p0) * E;
         const int sft = (int)(reinterpret_cast<u64>(a) & 15);
         uint4 nxt = shfl(pack(lines + 4 * j), (lane + 1) & 31);
-        if (lane == 31) nxt = nxt_first[j];
+        if (own_next) nxt = nxt_first[j];
         if (sft) unpack(realign(pack(lines + 4 * j), nxt, sft), lines + 4 * j);
       }
+#pragma unroll
+      for (int w = 0; w < 4 * C; ++w) packed[w] = 0u;
+#pragma unroll
+      for (int e = 0; e < VE; ++e)
+#pragma unroll
+        for (int j = 0; j < C; ++j) copy_elem<E>(lines, j * VE + e, packed, e * C + j);
+      if (more) load(g0 + k + 1);
       if (live) {
-#pragma unroll
-        for (int e = 0; e < VE; ++e)
-#pragma unroll
-          for (int j = 0; j < C; ++j) copy_elem<E>(lines, j * VE + e, packed, e * C + j);
 #pragma unroll
         for (int v = 0; v < C; ++v) my[lane * S + v] = pack(packed + 4 * v);
       }
@@ -140,5 +155,6 @@ skinny(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 batch, u6
       }
       __syncwarp();
     }
+  }
   }
 }
