@@ -61,7 +61,8 @@ def bench_cases(suite: str = "main", all_dtypes: bool = False) -> list[Case]:
         for d in (("uint8", "float32") if not all_dtypes else dtypes):
             e = ITEMSIZE[d]
             for short in SHORT_SIDES:
-                n = (256 << 20) // (short * e) | 1  # odd: every long row misaligned
+                n = -(-(256 << 20) // (short * e))
+                n += 1 - n % 2  # at least 256 MiB, and odd: the long rows misaligned
                 out += [Case((n, short), d, (("class", "short side <= 64"),)),
                         Case((short, n), d, (("class", "short side <= 64"),))]
         return out
