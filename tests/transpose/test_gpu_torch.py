@@ -96,6 +96,7 @@ def test_cupy_cuda_graph_capture():
         graph = s.end_capture()
     x[...] = cupy.random.default_rng(2).standard_normal((300, 77), dtype=cupy.float32)
     verify.poison(out)
+    cupy.cuda.Device().synchronize()  # s does not wait for the legacy stream by itself
     graph.launch(s)
     s.synchronize()
     assert bool((out == x.T).all())

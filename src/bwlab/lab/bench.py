@@ -14,6 +14,8 @@ from ..core.workload import Case, Workload
 from .common import Log, flusher, new_run, quiet, record, time_into
 
 API = "bwlab"
+NO_COPY = 1.5  # faster than this times cudaMemcpy: the peer returned without moving the data
+NO_COPY_NOTE = "no copy: returned a view of x (the data did not move)"
 
 
 def _free() -> None:
@@ -94,6 +96,8 @@ def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], w
     for r in records:
         if r.gbs and memcpy:
             r.pct_memcpy = 100 * r.gbs / memcpy
+            if r.gbs > NO_COPY * memcpy and case.param("timing") != "wall":
+                r.notes.append(NO_COPY_NOTE)
     return records
 
 

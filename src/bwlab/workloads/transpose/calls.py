@@ -91,6 +91,9 @@ def _kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Calla
         run_len, blocks = plans.skinny_runs(lay.batch * plans.cdiv(n, 16 // choice.itemsize), threads,
                                             _sm_count(x.device))
         args = ptrs + [("i64", n), batch, *bounds, ("i32", run_len)]
+    elif choice.kind == "copy2d":  # rows of rows*E bytes, source pitch cs*E, destination packed
+        width = lay.rows * x.itemsize
+        args = ptrs + [("i64", width), ("i64", lay.batch * lay.cols), ("i64", lay.cs * x.itemsize)]
     else:  # strided: the batch dimensions' extents and strides in a small device table
         import cupy
 
@@ -114,13 +117,7 @@ def _copy_runner(choice: plans.Choice, lay: plans.Layout, itemsize: int, nbytes:
     import cupy
 
     rt = cupy.cuda.runtime
-    if choice.kind == "copy":
-        return lambda xp, op, stream: rt.memcpyAsync(op, xp, nbytes, rt.memcpyDeviceToDevice, stream)
-    # copy2d: output row j (all batches stacked) is x's stored row j: a pitched 2-D copy
-    width, pitch = lay.rows * itemsize, lay.cs * itemsize
-    height = lay.batch * lay.cols
-    return lambda xp, op, stream: rt.memcpy2DAsync(op, width, xp, pitch, width, height,
-                                                   rt.memcpyDeviceToDevice, stream)
+    return lambda xp, op, stream: rt.memcpyAsync(op, xp, nbytes, rt.memcpyDeviceToDevice, stream)
 
 
 def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
@@ -137,7 +134,7 @@ def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
     choice = plans.choose(x.itemsize, lay, tuned, x.ptr % 16 == 0, out is None or out.ptr % 16 == 0)
     if choice.kind == "empty":
         runner = lambda xp, op, stream: None  # noqa: E731
-    elif choice.kind in ("copy", "copy2d"):
+    elif choice.kind == "copy":
         runner = _copy_runner(choice, lay, x.itemsize, x.nbytes)
     else:
         runner = _kernel_runner(choice, lay, x)
@@ -241,6 +238,6 @@ def launch(choice: plans.Choice, src_ptr: int, dst_ptr: int, batch: int, rows: i
     x = Operand(None, "cupy", src_ptr, (batch, rows, cols), (rows * cols, cols, 1), choice.itemsize, None, device, "x")
     if choice.kind == "empty":
         return
-    runner = _copy_runner(choice, lay, x.itemsize, nbytes) if choice.kind in ("copy", "copy2d") else \
+    runner = _copy_runner(choice, lay, x.itemsize, nbytes) if choice.kind == "copy" else \
         _kernel_runner(choice, lay, x)
     _on_device(device, runner, src_ptr, dst_ptr, stream)

@@ -87,6 +87,8 @@ def _torch(x, out, case: Case):
 def _triton(x, out, case: Case):
     from . import triton_peer
 
+    if not x.flags.c_contiguous:
+        raise NotImplementedError("the Triton kernel here takes C-contiguous inputs")
     t, o = torch_view(x, case.dtype), torch_view(out, case.dtype)
     return (lambda: triton_peer.transpose(t, o)), (lambda: out)
 

@@ -16,12 +16,13 @@ from typing import Optional
 from ...core.launch import cdiv
 
 KERNELS_DIR = Path(__file__).parent / "kernels"
-ANY, ALIGN = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu"
+ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR / "rows.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
 SKINNY_MAX = 16         # a side this short takes the skinny kernels (a tile would idle its threads)
 STRIDED_THREADS = 256
+ROWS_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
 PLAN_SCHEMA = "bwlab.plan/1"
 
@@ -153,7 +154,8 @@ def expressions() -> dict[Path, list[str]]:
     tiles = [tile_expression(e, c) for e in ITEMSIZES for c in TILE_CANDIDATES[e]]
     aligns = [tile_expression(e, c, "tileAlign") for e in ITEMSIZES for c in ALIGN_CANDIDATES[e]]
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
-    return {ANY: tiles, ALIGN: aligns, SKINNY: skinny, STRIDED: [strided_expression(e) for e in ITEMSIZES]}
+    return {ANY: tiles, ALIGN: aligns, SKINNY: skinny, STRIDED: [strided_expression(e) for e in ITEMSIZES],
+            ROWS: ["copyRows"]}
 
 
 def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: bool = True,
@@ -170,8 +172,8 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
     if lay.transposed:
         if lay.cs == rows:
             return Choice("copy", itemsize, reason="x is the transpose of a C-contiguous array: one copy")
-        return Choice("copy2d", itemsize, reason=f"x is the transpose of a row-major array with row pitch {lay.cs}: "
-                                                 "one pitched copy")
+        return Choice("copy2d", itemsize, ROWS, "copyRows", ROWS_THREADS,
+                      f"x is the transpose of a row-major array with row pitch {lay.cs}: one copy of its rows")
     if lay.cs != 1 or lay.bstride is None:
         return Choice("strided", itemsize, STRIDED, strided_expression(itemsize), STRIDED_THREADS,
                       f"strides {lay.rs}, {lay.cs} (elements) and batch strides {lay.batch_dims or lay.bstride}: "
@@ -218,11 +220,11 @@ def align_runs(tiles: int, sms: int, waves: int = 4) -> tuple[int, int]:
 
 
 def skinny_runs(chunks: int, threads: int, sms: int) -> tuple[int, int]:
-    """(groups of 32 chunks per warp run, blocks) for the skinny kernels: about 16 warps per
-    multiprocessor, each walking a run of consecutive groups."""
+    """(groups of 32 chunks per warp run, blocks) for the skinny kernels: one group per warp,
+    as many warps as there are groups. Longer runs save clipped stores but starve the GPU of
+    warps: measured on the H200, the parallelism is worth more."""
     groups, warps = cdiv(chunks, 32), threads // 32
-    run = max(1, min(ALIGN_RUN_MAX, groups // max(1, sms * 16)))
-    return run, max(1, min(cdiv(cdiv(groups, run), warps), MAX_BLOCKS))
+    return 1, max(1, min(cdiv(groups, warps), MAX_BLOCKS))
 
 
 def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int = 132) -> tuple[int, int]:
@@ -236,6 +238,9 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         return skinny_runs(batch * cdiv(n, 16 // choice.itemsize), choice.threads, sms)[1], choice.threads
     if choice.kind == "strided":
         return min(cdiv(batch * rows * cols, choice.threads), 65536 * 8), choice.threads
+    if choice.kind == "copy2d":  # rows of the copy: x's columns (all batches); 4 vectors per thread
+        return min(cdiv(batch * cols * cdiv(rows * choice.itemsize, 16), 4 * choice.threads), 65536 * 8), \
+            choice.threads
     raise ValueError(f"{choice.kind} launches no kernel")
 
 
