@@ -201,7 +201,7 @@ def test_dispatch_classes_on_the_gpu():
     assert explain(cupy.empty((100, 100), cupy.uint8)).startswith("tileAlign<1,")
     assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith("tileAlign<4,")
     assert explain(cupy.empty((100, 100), cupy.float32)[:, ::-1]).startswith("strided<4>")
-    assert explain(cupy.empty((100, 100), cupy.float32)[:, :50].T).startswith("copy2d")
+    assert explain(cupy.empty((100, 100), cupy.float32)[:, :50].T).startswith("copyRows")
 
 
 def test_every_tile_candidate_and_skinny_width():

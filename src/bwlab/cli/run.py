@@ -82,7 +82,8 @@ def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
             save_incomplete(run_doc, folder / "run.json")
         raw = None
         if profile:
-            good = [r.name for r in run_doc.records if r.kind == "kernel" and r.correct]
+            ladder = {k.name for k in w.kernels()}  # the workload's kernels (the core copies are not profiled)
+            good = [r.name for r in run_doc.records if r.kind == "kernel" and r.correct and r.name in ladder]
             try:
                 raw = profile_into(w, run_doc, good, case)
             except UserError as exc:
