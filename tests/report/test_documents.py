@@ -11,7 +11,7 @@ from bwlab.report import charts, document
 from helpers import H200
 
 T = H200 / "transpose"
-RUNS = {"ladder": T / "run.json", "bench": T / "bench.json", "blocks": T / "sweep" / "blocks.json",
+RUNS = {"ladder": T / "run.json", "bench": T / "bench" / "bench.json", "blocks": T / "sweep" / "blocks.json",
         "sizes": T / "sweep" / "sizes.json", "profile": T / "profile" / "profile.json"}
 
 

@@ -1,5 +1,6 @@
 """Tables from recorded runs, as a reader sees them: in a terminal, piped at 80 columns, in files."""
 import io
+import re
 import textwrap
 
 import pytest
@@ -23,7 +24,7 @@ def test_ladder_table_from_recorded_h200_run():
     best = max((r for r in run.records if r.kind == "kernel" and r.role == "transpose" and r.gbs), key=lambda r: r.gbs)
     assert f"{best.gbs:.0f}" in out
     cpu = next(line for line in out.splitlines() if line.startswith("numpy (CPU)"))
-    assert " 0.304 " in cpu  # a slow peer keeps its digits instead of showing 0
+    assert re.search(r"\s0\.[1-9]\d{1,2}\s", cpu), cpu  # a slow peer keeps its digits instead of showing 0
 
 
 def test_wrong_kernels_are_visible():
@@ -52,7 +53,7 @@ def test_kernels_table_lists_every_kernel():
     lambda: tables.roofline_table(roofline.analyze(load(RUN))),
     lambda: tables.ladder_table(load(RUN)),
     lambda: tables.kernels_table([("transpose", k, None) for k in get("transpose").kernels()]),
-    lambda: tables.bench_table(load(H200 / "transpose" / "bench.json")),
+    lambda: tables.bench_table(load(H200 / "transpose" / "bench" / "bench.json")),
 ])
 def test_piped_at_80_columns_one_row_per_line(build):
     t = build()

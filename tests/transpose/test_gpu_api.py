@@ -199,7 +199,7 @@ def test_dispatch_classes_on_the_gpu():
     assert explain(cupy.empty((3, 1000), cupy.float32)).startswith("skinny<4,3,false,")
     assert explain(cupy.empty((128, 128), cupy.uint8)).startswith("tileAny<1,")
     assert explain(cupy.empty((100, 100), cupy.uint8)).startswith("tileAlign<1,")
-    assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith("tileAlign<4,")
+    assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith("tileScalar<4,")
     assert explain(cupy.empty((100, 100), cupy.float32)[:, ::-1]).startswith("strided<4>")
     assert explain(cupy.empty((100, 100), cupy.float32)[:, :50].T).startswith("copyRows")
 
@@ -216,10 +216,12 @@ def test_every_tile_candidate_and_skinny_width():
         kernels = [("tile", dispatch.ANY, dispatch.tile_expression(e, cfg), cfg) for cfg in cfgs]
         kernels += [("align", dispatch.ALIGN, dispatch.tile_expression(e, cfg, "tileAlign"), cfg)
                     for cfg in dispatch.ALIGN_CANDIDATES[e]]
+        kernels += [("scalar", dispatch.SCALAR, dispatch.tile_expression(e, cfg, "tileScalar"), cfg)
+                    for cfg in dispatch.SCALAR_CANDIDATES[e]]
         for kind, source, expr, cfg in kernels:
             c = dispatch.Choice(kind, e, source, expr, cfg[2])
             shapes = [(2, 320, 272), (1, 2 * cfg[0], 3 * cfg[1]), (3, 16, 32)]  # multiples of 16
-            if kind == "align":
+            if kind in ("align", "scalar"):
                 shapes += [(2, 300, 260), (2, 257, 263), (1, 1, 1), (2, 1, 77), (1, cfg[0] + 1, cfg[1] - 1)]
             for shape in shapes:
                 host = verify.random_host(shape, dt)
@@ -274,15 +276,15 @@ def test_compare_transposed_catches_a_wrong_element():
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
-def test_offset_views_take_the_realigning_kernel(dtype):
-    """A view starting mid-allocation is not 16-byte aligned: tileAlign realigns it, exactly."""
+def test_offset_views_take_the_misaligned_kernels(dtype):
+    """A view starting mid-allocation is not 16-byte aligned: tileAlign or tileScalar, exactly."""
     import cupy
 
     from bwlab import explain_transpose as explain
 
     host = verify.random_host((1 + 256 * 128,), dtype)
     x = cupy.asarray(host)[1:].reshape(256, 128)
-    assert explain(x).startswith("tileAlign")
+    assert explain(x).startswith(("tileAlign", "tileScalar"))
     out = cupy.empty((128, 256), dtype)
     verify.poison(out)
     bwlab.transpose(x, out)

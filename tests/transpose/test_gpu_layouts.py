@@ -120,7 +120,7 @@ def test_odd_extents_over_2_31_elements():
 
     x = cupy.empty((3, 27001, 26999), cupy.uint8)
     verify.fill_random_bits(x, seed=5)
-    assert bwlab.explain_transpose(x).startswith("tileAlign")
+    assert bwlab.explain_transpose(x).startswith("tileAlign")  # 1-byte elements: realigned vectors
     out = cupy.empty((3, 26999, 27001), cupy.uint8)
     verify.poison(out)
     bwlab.transpose(x, out)

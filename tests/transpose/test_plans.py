@@ -31,14 +31,18 @@ def test_shape_classes(batch, rows, cols, kind):
         c = dispatch.choose(e, dense(batch, rows, cols))
         ve = 16 // e
         want = kind
+        mis_kind, mis_cfg = dispatch.MISALIGNED_DEFAULT[e]
         if kind in ("tile", "align"):
             want = "align" if rows % ve or cols % ve else "tile"
         if batch > 1 and ((kind == "tall" and rows % ve) or (kind == "wide" and cols % ve)):
             want = "align"
-        assert c.kind == want and c.itemsize == e, (e, c)
         if want == "align":
-            assert c.expression == dispatch.tile_expression(e, dispatch.align_tile(e), "tileAlign")
-            assert c.expression in dispatch.expressions()[dispatch.ALIGN]
+            want = mis_kind
+        assert c.kind == want and c.itemsize == e, (e, c)
+        if want in ("align", "scalar"):
+            kernel, source = dispatch.MISALIGNED_KERNELS[want]
+            assert c.expression == dispatch.tile_expression(e, mis_cfg, kernel)
+            assert c.expression in dispatch.expressions()[source]
         if want == "tall":
             assert c.expression == dispatch.skinny_expression(e, cols, True) == f"skinny<{e},{cols},true,256>"
         if want == "wide":
@@ -53,8 +57,8 @@ def test_shape_classes(batch, rows, cols, kind):
     ((64, 48), (1, 64), "copy"),                 # x.T of a C-contiguous (48, 64)
     ((64, 48), (1, 100), "copy2d"),              # x.T of a row-pitched (48, 100)[:, :64]
     ((3, 64, 48), (3072, 1, 64), "copy"),        # batched .mT of a contiguous array
-    ((64, 48), (100, 1), "align"),               # a row slice: pitch 100
-    ((64, 48), (-48, 1), "align"),               # x[::-1]: negative row stride
+    ((64, 48), (100, 1), "scalar"),              # a row slice: pitch 100
+    ((64, 48), (-48, 1), "scalar"),              # x[::-1]: negative row stride
     ((64, 48), (48, -1), "strided"),             # x[:, ::-1]
     ((64, 48), (96, 2), "strided"),              # x[::2, ::2]
     ((2, 3, 64, 48), (10000, 3072, 48, 1), "strided"),  # batch dimensions that do not merge
@@ -73,18 +77,24 @@ def test_merge_batch():
     assert dispatch.merge_batch((), ()) == (1, 0)
 
 
-def test_unaligned_pointers_take_the_realigning_kernel():
-    assert dispatch.choose(4, dense(1, 1024, 1024), x_aligned=False).kind == "align"
-    assert dispatch.choose(4, dense(1, 1024, 1024), out_aligned=False).kind == "align"
+def test_unaligned_pointers_take_the_misaligned_kernels():
+    assert dispatch.choose(4, dense(1, 1024, 1024), x_aligned=False).kind == "scalar"
+    assert dispatch.choose(1, dense(1, 1024, 1024), out_aligned=False).kind == "align"
     assert dispatch.choose(4, dense(1, 1024, 1024)).kind == "tile"
+    plan = {("misaligned", 4): ("align", (64, 64, 256))}
+    c = dispatch.choose(4, dense(1, 1001, 1001), plan)
+    assert c.kind == "align" and "plan" in c.reason
     assert "not 16-byte aligned" in dispatch.choose(1, dense(1, 1024, 1024), x_aligned=False).reason
 
 
-def test_every_element_size_has_realigning_tiles():
+def test_every_element_size_has_misaligned_kernels():
     for e in dispatch.ITEMSIZES:
-        assert dispatch.align_tile(e) == dispatch.ALIGN_CANDIDATES[e][0]
         for cfg in dispatch.ALIGN_CANDIDATES[e]:
             assert dispatch.align_legal(e, *cfg) and cfg in dispatch.TILE_CANDIDATES[e]
+        for tr, tc, th in dispatch.SCALAR_CANDIDATES[e]:
+            assert th % tc == 0 and th % tr == 0 and tr * tc // th <= 32  # the kernel's static_assert
+            assert tr * (tc * e + max(e, 4)) <= 48 * 1024
+        assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
 
 
 def test_plan_overrides_default_and_bad_plans_are_refused():
@@ -114,11 +124,15 @@ def test_launch_geometry_covers_the_work():
 def test_plan_file_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("BWLAB_PLANS", str(tmp_path))
     assert dispatch.load_plan("NVIDIA H200") is None
-    doc = dispatch.plan_document("NVIDIA H200", {4: (32, 64, 256), 1: (128, 128, 128)}, [{"x": 1}])
+    plan = {4: (32, 64, 256), 1: (128, 128, 128), ("misaligned", 2): ("scalar", (64, 64, 128))}
+    doc = dispatch.plan_document("NVIDIA H200", plan, [{"x": 1}])
     path = dispatch.plan_path("NVIDIA H200")
     assert path.name == "nvidia-h200.json"
     path.write_text(json.dumps(doc))
-    assert dispatch.load_plan("NVIDIA H200") == {4: (32, 64, 256), 1: (128, 128, 128)}
+    assert dispatch.load_plan("NVIDIA H200") == plan
+    path.write_text(json.dumps({**doc, "misaligned": {"2": ["scalar", 7, 7, 7]}}))
+    with pytest.raises(ValueError, match="bwlab tune"):
+        dispatch.load_plan("NVIDIA H200")
     path.write_text(json.dumps({**doc, "tiles": {"4": [7, 7, 7]}}))
     with pytest.raises(ValueError, match="bwlab tune"):
         dispatch.load_plan("NVIDIA H200")

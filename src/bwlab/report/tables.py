@@ -142,7 +142,8 @@ def tune_table(best: dict, measurements: list[dict]) -> TableData:
                                                            L("correct"), L("chosen")], caption=BW_NOTE)
     for m in measurements:
         chosen = best.get(m["key"]) == m["candidate"]
-        t.add(m["key"], m["what"], m["case"], num(m.get("gbs")),
+        key = " ".join(map(str, m["key"])) if isinstance(m["key"], (tuple, list)) else m["key"]
+        t.add(key, m["what"], m["case"], num(m.get("gbs")),
               pct(100 * m["cv"] if m.get("cv") is not None else None), _ok(m.get("correct")), "<-" if chosen else "",
               flag="bad" if m.get("correct") is False else "")
     return t

@@ -83,6 +83,8 @@ def _kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Calla
     keep = None
     if choice.kind == "tile":
         args = ptrs + [rows, cols, batch]
+    elif choice.kind == "scalar":
+        args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride)]
     elif choice.kind == "align":
         run_len, blocks = plans.align_runs(blocks, _sm_count(x.device))
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds, ("i32", run_len)]

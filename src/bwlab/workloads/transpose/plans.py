@@ -17,6 +17,7 @@ from ...core.launch import cdiv
 
 KERNELS_DIR = Path(__file__).parent / "kernels"
 ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR / "rows.cu"
+SCALAR = KERNELS_DIR / "scalar.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
@@ -42,7 +43,7 @@ DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDID
 
 @dataclass(frozen=True)
 class Choice:
-    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "strided" | "tall" | "wide"
+    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "strided" | "tall" | "wide"
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
     expression: str = ""  # C++ name expression of the kernel ("" for empty/copy)
@@ -127,10 +128,36 @@ ALIGN_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 
 
+# tileScalar's configurations (element by element through a padded tile, at most 32 per thread).
+SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    1: ((64, 64, 256), (64, 128, 256), (128, 64, 256)),
+    2: ((64, 64, 256), (64, 64, 128), (32, 64, 128)),
+    4: ((64, 64, 256), (64, 64, 128), (32, 32, 128), (32, 64, 256)),
+    8: ((64, 64, 256), (32, 32, 128), (64, 32, 256)),
+    16: ((32, 32, 256), (32, 32, 128)),
+}
+# Rows that do not start on 16-byte boundaries: which kernel and tile, per element size (the
+# built-in choice; a plan from `bwlab tune transpose` replaces it).
+MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
+    1: ("align", (128, 256, 512)), 2: ("scalar", (64, 64, 256)), 4: ("scalar", (64, 64, 256)),
+    8: ("scalar", (64, 64, 256)), 16: ("align", (32, 32, 256)),
+}
+MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR)}
+
+
+def misaligned_candidates(itemsize: int) -> list[tuple[str, tuple[int, int, int]]]:
+    return [("align", c) for c in ALIGN_CANDIDATES[itemsize]] + [("scalar", c) for c in SCALAR_CANDIDATES[itemsize]]
+
+
+def misaligned_choice(itemsize: int, plan: Optional[dict] = None) -> tuple[str, tuple[int, int, int]]:
+    """(kernel kind, tile) for misaligned rows: the plan's when it names one, else the built-in."""
+    got = (plan or {}).get(("misaligned", itemsize))
+    return (got[0], tuple(got[1])) if got else MISALIGNED_DEFAULT[itemsize]
+
+
 def align_tile(itemsize: int, plan: Optional[dict] = None) -> tuple[int, int, int]:
-    """tileAlign's configuration: the plan's when it names one, else the built-in first."""
-    cfg = (plan or {}).get(("align", itemsize))
-    return tuple(cfg) if cfg else ALIGN_CANDIDATES[itemsize][0]
+    """tileAlign's first configuration (kept for the tests of its index maps)."""
+    return ALIGN_CANDIDATES[itemsize][0]
 
 
 def tile_expression(itemsize: int, cfg: tuple[int, int, int], kernel: str = "tileAny") -> str:
@@ -154,8 +181,9 @@ def expressions() -> dict[Path, list[str]]:
     tiles = [tile_expression(e, c) for e in ITEMSIZES for c in TILE_CANDIDATES[e]]
     aligns = [tile_expression(e, c, "tileAlign") for e in ITEMSIZES for c in ALIGN_CANDIDATES[e]]
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
-    return {ANY: tiles, ALIGN: aligns, SKINNY: skinny, STRIDED: [strided_expression(e) for e in ITEMSIZES],
-            ROWS: ["copyRows"]}
+    scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
+    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
+            STRIDED: [strided_expression(e) for e in ITEMSIZES], ROWS: ["copyRows"]}
 
 
 def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: bool = True,
@@ -195,15 +223,18 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             src = "plan" if plan and itemsize in plan else "built-in default"
             return Choice("tile", itemsize, ANY, tile_expression(itemsize, cfg), cfg[2],
                           f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads ({src})")
-    cfg = align_tile(itemsize, plan)
+    kind, cfg = misaligned_choice(itemsize, plan)
+    kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
            else f"rows or columns not a multiple of {ve}")
-    return Choice("align", itemsize, ALIGN, tile_expression(itemsize, cfg, "tileAlign"), cfg[2],
-                  f"{why}: rows realigned to 16-byte vectors, {cfg[0]}x{cfg[1]} tile")
+    how = "rows realigned to 16-byte vectors" if kind == "align" else "element by element"
+    src = "plan" if plan and ("misaligned", itemsize) in plan else "built-in default"
+    return Choice(kind, itemsize, source, tile_expression(itemsize, cfg, kernel), cfg[2],
+                  f"{why}: {how}, {cfg[0]}x{cfg[1]} tile ({src})")
 
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
-    m = re.fullmatch(r"tile(?:Any|Align)<\d+,(\d+),(\d+),\d+>", choice.expression)
+    m = re.fullmatch(r"tile(?:Any|Align|Scalar)<\d+,(\d+),(\d+),\d+>", choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])
@@ -229,7 +260,7 @@ def skinny_runs(chunks: int, threads: int, sms: int) -> tuple[int, int]:
 
 def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int = 132) -> tuple[int, int]:
     """(blocks, threads) for a kernel choice; the kernels stride over work past MAX_BLOCKS."""
-    if choice.kind in ("tile", "align"):
+    if choice.kind in ("tile", "align", "scalar"):
         tr, tc = tile_shape(choice)
         work = batch * cdiv(rows, tr) * cdiv(cols, tc)
         return min(work, MAX_BLOCKS), choice.threads
@@ -255,31 +286,37 @@ def plan_path(gpu_name: str) -> Path:
     return plan_dir() / f"{slug}.json"
 
 
-def plan_document(gpu_name: str, plan: dict[int, tuple[int, int, int]], measurements: list[dict]) -> dict:
-    return {"schema": PLAN_SCHEMA, "gpu": gpu_name,
-            "tiles": {str(e): list(cfg) for e, cfg in sorted(plan.items())},
-            "measurements": measurements}
+def plan_document(gpu_name: str, plan: dict, measurements: list[dict]) -> dict:
+    """plan: element size -> tile (tileAny); ("misaligned", element size) -> (kind, tile)."""
+    tiles = {str(k): list(v) for k, v in sorted((k, v) for k, v in plan.items() if isinstance(k, int))}
+    mis = {str(k[1]): [v[0], *v[1]] for k, v in sorted((k, v) for k, v in plan.items() if isinstance(k, tuple))}
+    return {"schema": PLAN_SCHEMA, "gpu": gpu_name, "tiles": tiles, "misaligned": mis, "measurements": measurements}
 
 
-def parse_plan(doc: dict) -> dict[int, tuple[int, int, int]]:
-    """The tile per element size from a plan document; a clear error for anything else."""
+def parse_plan(doc: dict) -> dict:
+    """The plan in a plan document; a clear error for anything else."""
     if doc.get("schema") != PLAN_SCHEMA:
         raise ValueError(f"not a {PLAN_SCHEMA} document (schema {doc.get('schema')!r})")
-    plan = {}
+    plan: dict = {}
     for key, cfg in doc.get("tiles", {}).items():
         e, cfg = int(key), tuple(int(v) for v in cfg)
         if e not in ITEMSIZES or cfg not in TILE_CANDIDATES[e]:
             raise ValueError(f"plan entry {key}: {cfg} is not a known tile for {key}-byte elements")
         plan[e] = cfg
+    for key, entry in doc.get("misaligned", {}).items():
+        e, kind, cfg = int(key), entry[0], tuple(int(v) for v in entry[1:])
+        if e not in ITEMSIZES or (kind, cfg) not in misaligned_candidates(e):
+            raise ValueError(f"plan entry misaligned {key}: {entry} is not a known kernel and tile")
+        plan[("misaligned", e)] = (kind, cfg)
     return plan
 
 
-def load_plan(gpu_name: str) -> Optional[dict[int, tuple[int, int, int]]]:
+def load_plan(gpu_name: str) -> Optional[dict]:
     """This GPU model's plan if `bwlab tune transpose` stored one (None otherwise)."""
     path = plan_path(gpu_name)
     if not path.is_file():
         return None
     try:
         return parse_plan(json.loads(path.read_text()))
-    except (ValueError, json.JSONDecodeError) as exc:
+    except (ValueError, json.JSONDecodeError, TypeError, IndexError) as exc:
         raise ValueError(f"plan file {path} is unreadable ({exc}); delete it or run `bwlab tune transpose` again") from None

@@ -121,13 +121,28 @@ class TransposeWorkload(Workload):
             return lambda: api_launch(choice, x.data.ptr, out.data.ptr, batch, rows, cols, x.nbytes,
                                       x.device.id, _current_stream())
 
+        def make_mis(cand, x, out, e):
+            kind, cfg = cand
+            kernel, source = plans.MISALIGNED_KERNELS[kind]
+            choice = plans.Choice(kind, e, source, plans.tile_expression(e, cfg, kernel), cfg[2])
+            rows, cols = x.shape[-2:]
+            return lambda: api_launch(choice, x.data.ptr, out.data.ptr, 1, rows, cols, x.nbytes, x.device.id,
+                                      _current_stream())
+
         groups = []
         for e in plans.ITEMSIZES:
             groups.append(TuneGroup(
                 e, Case(TUNE_SHAPES[e], UINT[e]), list(plans.TILE_CANDIDATES[e]),
                 (lambda e: lambda cfg, x, out: make(cfg, x, out, e))(e),
-                lambda cfg: f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads",
+                lambda cfg: f"tileAny {cfg[0]}x{cfg[1]} tile, {cfg[2]} threads",
                 [Case(s, UINT[e]) for s in TUNE_CHECK_SHAPES]))
+        for e in plans.ITEMSIZES:  # rows that do not start on 16-byte boundaries: two kernels compete
+            groups.append(TuneGroup(
+                ("misaligned", e), Case(cases.MISALIGNED[e], UINT[e]), plans.misaligned_candidates(e),
+                (lambda e: lambda cand, x, out: make_mis(cand, x, out, e))(e),
+                lambda cand: f"{plans.MISALIGNED_KERNELS[cand[0]][0]} {cand[1][0]}x{cand[1][1]} tile, "
+                             f"{cand[1][2]} threads",
+                [Case(s, UINT[e]) for s in ((17, 33), (129, 257), (300, 1001), (1, 77))]))
         return groups
 
     def tables(self, run):
@@ -137,7 +152,8 @@ class TransposeWorkload(Workload):
 
     def save_plan(self, gpu_name: str, best: dict, measurements: list[dict], path=None) -> str:
         target = path or plans.plan_path(gpu_name)
-        doc = plans.plan_document(gpu_name, {k: tuple(v) for k, v in best.items()}, measurements)
+        plan = {k: (v[0], tuple(v[1])) if isinstance(k, tuple) else tuple(v) for k, v in best.items()}
+        doc = plans.plan_document(gpu_name, plan, measurements)
         write_text_atomic(target, json.dumps(doc, indent=1) + "\n")
         return str(target)
 
