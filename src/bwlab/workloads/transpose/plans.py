@@ -138,9 +138,10 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 # Rows that do not start on 16-byte boundaries: which kernel and tile, per element size (the
 # built-in choice; a plan from `bwlab tune transpose` replaces it).
+# The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-23).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
-    1: ("align", (128, 256, 512)), 2: ("scalar", (64, 64, 256)), 4: ("scalar", (64, 64, 256)),
-    8: ("scalar", (64, 64, 256)), 16: ("align", (32, 32, 256)),
+    1: ("align", (128, 128, 256)), 2: ("scalar", (32, 64, 128)), 4: ("scalar", (64, 64, 256)),
+    8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 256)),
 }
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR)}
 
