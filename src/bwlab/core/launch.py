@@ -128,12 +128,7 @@ class PackedLaunch:
 
     def __call__(self, stream: int, *leading) -> None:
         """Launch with the first len(leading) arguments replaced."""
-        with self._lock:
-            for name, v in zip(self._names, leading):
-                setattr(self._args, name, v)
-            err = _driver().cuLaunchKernel(self._func, *self._dims, 0, stream, self._params, None)
-        if err:
-            raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")
+        self.call_at(stream, dict(enumerate(leading)))
 
     def call_at(self, stream: int, values: dict) -> None:
         """Launch with the arguments at the given positions replaced."""
