@@ -1,7 +1,8 @@
 """bwlab: how close does a kernel get to the GPU's memory roof, and why not closer?
 
-The public API: transpose() (and explain_transpose(), which says what it would run),
-device_info() and __version__; bwlab.workloads.NAMES lists the workloads.
+The public API: transpose() and softmax() with softmax_backward() (and explain_transpose(),
+explain_softmax(), which say what they would run), device_info() and __version__;
+bwlab.workloads.NAMES lists the workloads.
 """
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ import sys as _sys  # noqa: E402
 
 from .workloads.transpose.api import explain as explain_transpose  # noqa: E402
 from .workloads.transpose.api import transpose  # noqa: E402
+from .workloads.softmax.api import explain as explain_softmax  # noqa: E402
+from .workloads.softmax.api import softmax, softmax_backward  # noqa: E402
 
 if "torch" in _sys.modules:  # register the torch operators now, before any torch.compile traces a call
     from .workloads.transpose import torch_op as _torch_op  # noqa: E402,F401
+    from .workloads.softmax import torch_op as _softmax_op  # noqa: E402,F401
 
 
 def device_info(index: int = 0):
@@ -23,4 +27,5 @@ def device_info(index: int = 0):
     return query(index)
 
 
-__all__ = ["__version__", "device_info", "explain_transpose", "transpose"]
+__all__ = ["__version__", "device_info", "explain_softmax", "explain_transpose", "softmax", "softmax_backward",
+           "transpose"]

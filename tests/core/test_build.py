@@ -26,7 +26,11 @@ def test_parse_ptxas():
 
 
 def _sources():
+    from bwlab.workloads import streams  # not a ladder workload: its kernels are registered apart
+
     out = dict(ceilings.SOURCES)
+    for src, exprs in streams.SOURCES.items():
+        out.setdefault(src, []).extend(exprs)
     for w in all_workloads():
         for src, exprs in w.sources().items():
             out.setdefault(src, []).extend(exprs)

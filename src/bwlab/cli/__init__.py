@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from .. import __version__
-from . import bench, device, kernels, profiling, report, run, sweep, tune
+from . import bench, device, kernels, profiling, report, run, streams, sweep, transfers, tune
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -38,6 +38,8 @@ COMMANDS = (
     ("roofline", report.roofline, "Roofline chart and a diagnosis per kernel of a saved run."),
     ("report", report.report, "Render saved results as Markdown, HTML or CSV (no GPU)."),
     ("tune", tune.tune, "Tune a workload's kernels on this GPU and store its plan."),
+    ("streams", streams.streams, "Stream scenarios timed on the GPU: Gantt charts and verdicts."),
+    ("transfers", transfers.transfers, "Host-device copies: bandwidth and latency by size."),
 )
 for _name, _fn, _short in COMMANDS:
     app.command(_name, short_help=_short)(_fn)

@@ -52,7 +52,7 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     else:  # the suites' cases of these dtypes
         chosen = parse_list(dtypes)
         for d in chosen:
-            parse("--dtypes", w.parse_case, "2x2", d)
+            parse("--dtypes", w.parse_case, "x".join(map(str, w.default_case().shape)), d)
         all_cases = [c for s in suites for c in w.bench_cases(s, all_dtypes=True)]
         cases = [c for c in all_cases if c.dtype in chosen]
         if not cases:

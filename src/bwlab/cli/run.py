@@ -41,6 +41,9 @@ def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
         shape: Optional[str] = typer.Option(None, "--shape", metavar="SHAPE", help="the case, e.g. 16384x16384 "
                                             "(default: the workload's; needs one workload)"),
         dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="element type (default: the workload's)"),
+        param: Optional[list[str]] = typer.Option(None, "--param", metavar="KEY=VALUE",
+                                                  help="a parameter of the case, repeatable, e.g. dim=0 or "
+                                                       "log=true for softmax"),
         kernels: Optional[str] = typer.Option(None, "--kernels", metavar="A,B", help="kernels to run (default: all)"),
         peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to run, or 'none' (default: all)"),
         block: Optional[str] = typer.Option(None, "--block", metavar="BXxBY", help="block for kernels that take it, e.g. 32x8"),
@@ -54,30 +57,34 @@ def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
     from ..lab.ladder import run_ladder, select
 
     chosen = workloads(names)
-    specific = shape or dtype or kernels or peers or block
+    specific = shape or dtype or kernels or peers or block or param
     if specific and len(chosen) != 1:
-        raise bad("--shape, --dtype, --kernels, --peers and --block need exactly one workload, e.g. "
+        raise bad("--shape, --dtype, --param, --kernels, --peers and --block need exactly one workload, e.g. "
                   "`bwlab run transpose --shape 8192x8192`")
+    params = parse_params(param)
     plans = []
     for w in chosen:  # every value checked before any GPU work
-        case = parse("--shape/--dtype", w.parse_case, shape, dtype)
+        cases = ([parse("--shape/--dtype/--param", w.parse_case, shape, dtype, **params)]
+                 if shape or dtype or params else w.ladder_cases())
         knames = parse_list(kernels)
         pnames = [] if peers == "none" else parse_list(peers)
         parse("--kernels", select, w.kernels(), knames, "kernel")
         parse("--peers", select, w.peers(), pnames, "peer")
-        plans.append((w, case, knames, pnames))
+        for case in cases:
+            plans.append((w, case, knames, pnames, len(cases) > 1))
     blk = parse_pair(block, "--block") if block else None
     require_gpu("bwlab run")
     base = results_folder(out, "run", [], force)  # refused now, before measuring, if files are in the way
-    folders = {w.name: output_folder(base / w.name, FILES, force) for w, _, _, _ in plans}
+    folders = {(w.name, case): output_folder(base / w.name / (case_folder(case) if many else ""), FILES, force)
+               for w, case, _, _, many in plans}
     any_wrong = False
-    for w, case, knames, pnames in plans:
+    for w, case, knames, pnames, _ in plans:
         total = len(select(w.kernels(), knames, "kernel")) + len(w.peers()) + 8
         bar, log = progress(total, f"{w.name} ladder")
         with bar:
             run_doc = run_ladder(w, case, knames, pnames, blk, warmup, reps, seed, cpu, log=log,
                                  command=command_line())
-        folder = folders[w.name]
+        folder = folders[w.name, case]
         if not run_doc.complete:
             save_incomplete(run_doc, folder / "run.json")
         raw = None
@@ -91,6 +98,23 @@ def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
         any_wrong |= _write(run_doc, folder, raw)
     if any_wrong:
         raise typer.Exit(WRONG_EXIT)
+
+
+def case_folder(case) -> str:
+    """A folder name for one of several ladder cases: '16x8192x1024-float32-dim1'."""
+    extra = "".join(f"-{k}{v}" for k, v in case.params)
+    return f"{'x'.join(map(str, case.shape))}-{case.dtype}{extra}".replace("=", "")
+
+
+def parse_params(items: Optional[list[str]]) -> dict:
+    """['dim=0', 'log=true'] -> {'dim': '0', 'log': 'true'}; one-line error otherwise."""
+    out = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise bad(f"--param must look like KEY=VALUE (e.g. dim=0), got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def _write(run_doc, folder: Path, raw: Optional[str]) -> bool:

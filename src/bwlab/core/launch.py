@@ -111,10 +111,10 @@ def _driver():
 class PackedLaunch:
     """One kernel with its grid, block and arguments packed into a C struct once: a call
     rewrites the leading arguments (the data pointers) and calls cuLaunchKernel, about a
-    microsecond of host work. args: (C type name, value) pairs; types "ptr", "u64", "i64", "i32".
-    Calls are serialised by a lock, so threads may share one."""
+    microsecond of host work. args: (C type name, value) pairs; types "ptr", "u64", "i64", "i32";
+    shared: dynamic shared memory bytes. Calls are serialised by a lock, so threads may share one."""
 
-    def __init__(self, fn, grid, block, args):
+    def __init__(self, fn, grid, block, args, shared: int = 0):
         fields = [(f"a{i}", _C_TYPES[t]) for i, (t, _) in enumerate(args)]
         struct = type("Args", (ctypes.Structure,), {"_fields_": fields})
         self._args = struct(*[v for _, v in args])
@@ -124,6 +124,7 @@ class PackedLaunch:
         self._names = [f"a{i}" for i in range(len(args))]
         self._func = ctypes.c_void_p(getattr(fn, "kernel", fn).ptr)  # CuPy's RawKernel wraps a Function
         self._dims = (*(int(v) for v in grid), *(int(v) for v in block))
+        self._shared = int(shared)
         self._lock = threading.Lock()
 
     def __call__(self, stream: int, *leading) -> None:
@@ -135,6 +136,6 @@ class PackedLaunch:
         with self._lock:
             for i, v in values.items():
                 setattr(self._args, self._names[i], v)
-            err = _driver().cuLaunchKernel(self._func, *self._dims, 0, stream, self._params, None)
+            err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
         if err:
             raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")

@@ -73,3 +73,4 @@ def count(v: Optional[float]) -> str:
 
 def ratio(v: Optional[float]) -> str:
     return "-" if v is None else f"{v:.2f}x"
+

@@ -108,6 +108,7 @@ class Prepared:
     out: Any
     grid: tuple[int, ...]
     block: tuple[int, ...]
+    expression: Optional[str] = None  # the instantiation launched, when the case chooses it
 
 
 @dataclass
@@ -143,6 +144,10 @@ class Workload(ABC):
     def kernels(self) -> Sequence[KernelSpec]:
         """The ladder, in teaching order."""
 
+    def kernels_for(self, case: Case) -> Sequence[KernelSpec]:
+        """The rungs that serve this case (default: all)."""
+        return self.kernels()
+
     def variants(self) -> Sequence[KernelSpec]:
         """Configurations of template parameters for the variants sweep (default: none)."""
         return ()
@@ -173,6 +178,10 @@ class Workload(ABC):
     # --- cases -----------------------------------------------------------------------------
     @abstractmethod
     def default_case(self) -> Case: ...
+
+    def ladder_cases(self) -> list[Case]:
+        """The cases `bwlab run` shows the ladder on (default: the default case)."""
+        return [self.default_case()]
 
     @abstractmethod
     def parse_case(self, shape: Optional[str], dtype: Optional[str], **params) -> Case:
@@ -224,8 +233,8 @@ class Workload(ABC):
         """Small awkward cases every kernel must pass before it is timed."""
 
     # --- bench and tune ----------------------------------------------------------------------
-    def explain(self, inputs) -> str:
-        """Which kernel the public API runs on these inputs, and why."""
+    def explain(self, inputs, case: Optional[Case] = None) -> str:
+        """Which kernel the public API runs on these inputs (of this case), and why."""
         return ""
 
     def goals(self, case: Case, records) -> list[str]:

@@ -55,13 +55,13 @@ def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], w
         fn = result = out = None
         try:
             if name == "cudaMemcpy":
-                src = x.reshape(-1).view(cupy.uint8)
+                src = w.copy_of(x).reshape(-1).view(cupy.uint8)
                 dst = cupy.empty_like(src)
                 fn = ceilings.memcpy(src.data.ptr, dst.data.ptr, src.nbytes)
                 rec.correct, rec.check = True, "a copy (not checked)"
             else:
                 p = w.peer(name)
-                rec.origin = p.origin if name != API else w.explain(x)
+                rec.origin = p.origin if name != API else w.explain(x, case)
                 why = p.unavailable(case.dtype)
                 if why:
                     rec.notes.append(f"skipped: {why}")

@@ -43,7 +43,7 @@ def run_ladder(w: Workload, case: Optional[Case] = None, kernels: Optional[list[
     import cupy
 
     case = case or w.default_case()
-    specs = select(w.kernels(), kernels, "kernel")
+    specs = select(w.kernels() if kernels else w.kernels_for(case), kernels, "kernel")
     peer_list = [p for p in select(w.peers(), peers, "peer") if p.name != "numpy (CPU)" and p.role != "cpu"]
     cpu_peer = next((p for p in w.peers() if p.name.endswith("(CPU)")), None) if cpu else None
     run, dev = new_run("ladder", w, {"shape": list(case.shape), "dtype": case.dtype, "params": dict(case.params),
@@ -114,8 +114,10 @@ def run_ladder(w: Workload, case: Optional[Case] = None, kernels: Optional[list[
             rec.notes.append(f"refused: {exc}")
             return
         rec.block, rec.grid = list(prepared.block), list(prepared.grid)
+        if prepared.expression:  # an instantiation the case chose: listed, so its resources are reported
+            launch.register(spec.source, [prepared.expression])
         rec.resources = asdict(launch.build_for(spec.source, dev.arch).resources.get(
-            spec.expression(case.dtype, prepared.block), launch.build.Resources()))
+            prepared.expression or spec.expression(case.dtype, prepared.block), launch.build.Resources()))
         log(f"kernel {spec.name} block {use[0]}x{use[1]}")
         if spec.role != "ceiling":
             pre = precheck(w, spec, case, prepared.block, seed)

@@ -27,6 +27,8 @@ def diagnose(pct_bw: float, pct_flops: float, dram_pct: Optional[float] = None,
     bytes (ncu); ld_eff / st_eff: useful bytes per global sector, % (ncu); conflicts_per_kb:
     shared-memory bank conflicts per KiB moved (ncu)."""
     worst_eff = min((e for e in (ld_eff, st_eff) if e is not None), default=None)
+    if pct_flops >= NEAR:  # at the FP32 roof, whatever its traffic looks like (a matmul re-reads tiles)
+        return Verdict("compute", f"compute-bound at {pct_flops:.0f}% of the FP32 ceiling")
     if useful_ratio is not None and useful_ratio < WASTE and (dram_pct or 0) >= FAR:
         return Verdict("wasted traffic", f"DRAM is {dram_pct:.0f}% busy but only {100 * useful_ratio:.0f}% of the "
                        "bytes it moves are the kernel's: re-reads or partly used sectors")
@@ -42,6 +44,10 @@ def diagnose(pct_bw: float, pct_flops: float, dram_pct: Optional[float] = None,
                        "would make it faster")
     if pct_flops >= NEAR and pct_bw < FAR:
         return Verdict("compute", f"compute-bound at {pct_flops:.0f}% of the FP32 ceiling")
+    if pct_bw < FAR and pct_flops < FAR and pct_flops > pct_bw:  # FLOP-heavy, far from both roofs
+        return Verdict("latency", f"issue or latency bound: {pct_flops:.0f}% of FP32 and {pct_bw:.0f}% of "
+                       "bandwidth; more independent FMAs per thread (register blocking) and fewer "
+                       "shared-memory loads per FMA")
     if pct_bw < FAR and pct_flops < FAR:
         return Verdict("latency", f"latency or launch-configuration bound: {pct_bw:.0f}% of bandwidth and "
                        f"{pct_flops:.0f}% of FP32; more bytes in flight per thread or more warps")

@@ -7,7 +7,7 @@ import importlib
 
 from ..core.workload import Workload
 
-NAMES = ("transpose",)
+NAMES = ("transpose", "softmax", "matmul")
 
 
 def get(name: str) -> Workload:

@@ -61,6 +61,8 @@ class TransposeWorkload(Workload):
         dims = parse_shape(shape) if shape else self.default_case().shape
         dtype = dtype or self.default_case().dtype
         reference.storage_dtype(dtype)  # ValueError for an unknown dtype
+        if params:
+            raise ValueError(f"transpose takes no parameters, got {', '.join(sorted(params))}")
         return Case(dims, dtype)
 
     def size_case(self, n: int, dtype: str) -> Case:
@@ -101,7 +103,7 @@ class TransposeWorkload(Workload):
         return [Case(s, case.dtype) for s in reference.AWKWARD_SHAPES]
 
     # --- bench and tune ------------------------------------------------------------------
-    def explain(self, inputs) -> str:
+    def explain(self, inputs, case: Optional[Case] = None) -> str:
         from .api import explain
 
         return explain(inputs)

@@ -1,0 +1,163 @@
+"""One call of the softmax (or its backward): checks, its plan, and its launch.
+
+Every argument is checked before anything runs, so a refused call leaves `out` untouched.
+A call's plan (kernel, grid, packed arguments) depends only on its signature (kind of array,
+shape, dtype, dim, log, forward or backward, device, 16-byte alignment) and is cached, so a
+repeated call costs a dictionary lookup, an allocation and a launch. Inputs that are not
+C-contiguous are copied to a contiguous array first (the result is C-contiguous, as torch's).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ...core import launch as core_launch
+from ...core.arrays import Operand, as_operand, is_dense, new_like, stream_ptr
+from . import plans
+from .launch import runner
+
+for _source, _exprs in plans.expressions().items():
+    core_launch.register(_source, _exprs)
+
+_TORCH_DTYPES = {"torch.float32": "float32", "torch.float16": "float16", "torch.bfloat16": "bfloat16"}
+_CUPY_DTYPES = {"float32": "float32", "float16": "float16"}
+
+
+def dtype_name(x: Operand) -> str:
+    name = _TORCH_DTYPES.get(str(x.dtype)) if x.kind == "torch" else _CUPY_DTYPES.get(str(x.dtype))
+    if name is None:
+        raise TypeError(f"{x.what} has dtype {x.dtype}; softmax takes float32, float16 or bfloat16")
+    return name
+
+
+def split(shape: tuple[int, ...], dim: int) -> tuple[int, int, int, int]:
+    """(dim normalised, N, L, M) of a C-contiguous array reduced over dim."""
+    nd = max(1, len(shape))
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if not -nd <= dim < nd:
+        raise ValueError(f"dim {dim} is out of range for a {len(shape)}-D array (use -{nd} to {nd - 1})")
+    shape = tuple(shape) or (1,)
+    d = dim % nd
+    N = M = 1
+    for n in shape[:d]:
+        N *= n
+    for n in shape[d + 1:]:
+        M *= n
+    return d, N, shape[d], M
+
+
+def contiguous(x: Operand, stream: int) -> Operand:
+    """x itself when C-contiguous, else a contiguous copy made on the call's stream."""
+    if is_dense(x.shape, x.strides):
+        return x
+    if x.kind == "torch":
+        import torch
+
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.obj.device)):
+            return as_operand(x.obj.contiguous(), x.what)
+    import cupy
+
+    with cupy.cuda.Device(x.device), core_launch.stream(stream):
+        return as_operand(cupy.ascontiguousarray(x.obj), x.what)
+
+
+@dataclass
+class Plan:
+    choice: plans.Choice
+    run: Callable[[int, int, int, int, int], None]
+
+
+_plans: dict[tuple, Plan] = {}
+
+
+def plan_for(p: plans.Problem, device: int) -> Plan:
+    key = (p, device)
+    hit = _plans.get(key)
+    if hit is None:
+        choice = plans.choose(p)
+        hit = _plans[key] = Plan(choice, runner(choice, p.N, p.L, p.M, device))
+    return hit
+
+
+def _check_out(out: Operand, x: Operand, sources: list[Operand]) -> None:
+    if out.kind != x.kind:
+        raise TypeError(f"out is a {out.kind} array but x is {x.kind}; pass the same kind")
+    if out.dtype != x.dtype:
+        raise TypeError(f"out has dtype {out.dtype}, x has {x.dtype}")
+    if tuple(out.shape) != tuple(x.shape):
+        raise ValueError(f"out must have shape {tuple(x.shape)}, got {tuple(out.shape)}")
+    if out.device != x.device:
+        raise ValueError(f"out is on GPU {out.device}, x on GPU {x.device}")
+    if not is_dense(out.shape, out.strides):
+        raise ValueError("out must be C-contiguous")
+    for s in sources:
+        if out.overlaps(s):
+            raise ValueError(f"out overlaps {s.what}; pass a separate output array")
+
+
+def _workspace(x: Operand, nbytes: int, stream: int):
+    """Scratch for partial states, allocated on the call's stream (freed in stream order)."""
+    if x.kind == "torch":
+        import torch
+
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.obj.device)):
+            return torch.empty(nbytes, dtype=torch.uint8, device=x.obj.device)
+    import cupy
+
+    with cupy.cuda.Device(x.device), core_launch.stream(stream):
+        return cupy.empty(nbytes, dtype=cupy.uint8)
+
+
+def _ptr(buf) -> int:
+    return buf.data_ptr() if hasattr(buf, "data_ptr") else buf.data.ptr
+
+
+def run(x, dim: int = -1, log: bool = False, out=None, stream=None, grad=None):
+    """Forward (grad None): softmax of x. Backward: x is the forward's output y, grad the
+    incoming gradient. Returns out (a new array of x's kind when None)."""
+    op = "forward" if grad is None else "backward"
+    if not isinstance(log, bool):
+        raise TypeError(f"log must be True or False, got {log!r}")
+    xo = as_operand(x, "y" if grad is not None else "x")
+    dtype = dtype_name(xo)
+    d, N, L, M = split(xo.shape, dim)
+    sources = [xo]
+    go = None
+    if grad is not None:
+        go = as_operand(grad, "grad")
+        if go.kind != xo.kind or go.dtype != xo.dtype or tuple(go.shape) != tuple(xo.shape) or go.device != xo.device:
+            raise ValueError(f"grad must be the same kind, dtype, shape and device as y: got {go.kind} "
+                             f"{go.dtype} {tuple(go.shape)} on GPU {go.device}, y is {xo.kind} {xo.dtype} "
+                             f"{tuple(xo.shape)} on GPU {xo.device}")
+        sources.append(go)
+    oo = None
+    if out is not None:
+        oo = as_operand(out, "out")
+        _check_out(oo, xo, sources)
+    s = stream_ptr(stream, xo)
+    result = out if out is not None else new_like(xo, tuple(xo.shape))
+    if xo.size == 0:
+        return result
+    a = contiguous(xo, s)
+    b = contiguous(go, s) if go is not None else None
+    yo = oo or as_operand(result, "out")
+    aligned = all(o.ptr % 16 == 0 for o in (a, b, yo) if o is not None)
+    p = plans.Problem(N, L, M, dtype, op, log, aligned)
+    plan = plan_for(p, xo.device)
+    ws = _workspace(xo, plan.choice.workspace_bytes, s) if plan.choice.workspace_bytes else None
+    plan.run(a.ptr, b.ptr if b is not None else 0, yo.ptr, _ptr(ws) if ws is not None else 0, s)
+    return result
+
+
+def explain(x, dim: int = -1, log: bool = False, backward: bool = False) -> str:
+    """The kernel a call would run, and why."""
+    xo = as_operand(x, "x")
+    dtype = dtype_name(xo)
+    _, N, L, M = split(xo.shape, dim)
+    aligned = is_dense(xo.shape, xo.strides) and xo.ptr % 16 == 0
+    p = plans.Problem(N, L, M, dtype, "backward" if backward else "forward", log, aligned)
+    c = plans.choose(p)
+    axis = "last axis" if M == 1 else f"strided axis (stride {M})"
+    copy = "" if is_dense(xo.shape, xo.strides) else "; x is copied to a contiguous array first"
+    return f"{c.kernel} ({c.why}) on [{N}, {L}, {M}], {axis}{copy}"

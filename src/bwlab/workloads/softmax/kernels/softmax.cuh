@@ -1,0 +1,209 @@
+// What every softmax kernel shares: element types, 16-byte packs, the reductions
+// (softmax, log-softmax and their backward passes as one "Op" interface), and the
+// Hopper pieces (asynchronous copies, thread-block clusters) written as PTX, so that
+// NVRTC needs no toolkit headers.
+//
+// Layout: the input is a C-contiguous [N, L, M] array reduced over L (M == 1: the last
+// axis). Every kernel computes in float32 whatever the element type.
+#pragma once
+#include "common.cuh"
+
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
+// --- element types: float, and the 16-bit floats carried as raw bits ------------------
+struct half16 { unsigned short u; };
+struct bf16 { unsigned short u; };
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(half16 v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.u));
+  return f;
+}
+__device__ __forceinline__ float to_f(bf16 v) { return __uint_as_float((unsigned)v.u << 16); }
+
+template <typename T> __device__ __forceinline__ T from_f(float f);
+template <> __device__ __forceinline__ float from_f<float>(float f) { return f; }
+template <> __device__ __forceinline__ half16 from_f<half16>(float f) {
+  half16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.u) : "f"(f));
+  return r;
+}
+template <> __device__ __forceinline__ bf16 from_f<bf16>(float f) {
+  bf16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r.u) : "f"(f));
+  return r;
+}
+
+// --- packs of V elements moved as one access (V * sizeof(T) = 16 bytes, or V = 1) ------
+template <int B> struct Raw;
+template <> struct Raw<2> { typedef unsigned short T; };
+template <> struct Raw<4> { typedef unsigned int T; };
+template <> struct Raw<8> { typedef uint2 T; };
+template <> struct Raw<16> { typedef uint4 T; };
+
+template <typename T, int V>
+struct Pack {
+  typedef typename Raw<V * sizeof(T)>::T R;
+  union { R raw; T e[V]; };
+  __device__ __forceinline__ void load(const T* p) { raw = *reinterpret_cast<const R*>(p); }
+  __device__ __forceinline__ void store(T* p) const { *reinterpret_cast<R*>(p) = raw; }
+  __device__ __forceinline__ void fill(float f) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) e[i] = from_f<T>(f);
+  }
+  __device__ __forceinline__ float operator[](int i) const { return to_f(e[i]); }
+  __device__ __forceinline__ void set(int i, float f) { e[i] = from_f<T>(f); }
+};
+
+// --- exp through ex2: exp(d) = 2^(d * log2e), one multiply and one MUFU instruction --------
+#define LOG2E 1.4426950408889634f
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// max that propagates NaN (as torch's max does): a NaN anywhere makes the row NaN.
+__device__ __forceinline__ float maxnan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// log(1 + t) accurate for tiny t (Goldberg's trick: the rounding of 1 + t cancels out); the
+// library's log1pf costs a stack frame in some kernels.
+__device__ __forceinline__ float log1p_small(float t) {
+  const float u = 1.f + t;
+  return u == 1.f ? t : logf(u) * (t / (u - 1.f));
+}
+
+// --- the operations ------------------------------------------------------------------------
+// A reduction state is two floats (softmax: running max and sum of exp; backward: one sum),
+// so shuffles and shared-memory exchanges are written once. An Op says how many inputs it
+// reads (IN), the value that pads a ragged pack (pad), how to fold values into a state,
+// merge two states, finish the state once, and compute an output element.
+struct State { float a, b; };
+
+// The forward state is (max m, t = sum of exp(x - m) - 1): the max's own term, exactly 1, is
+// kept out of the sum, so log(sum) = log1p(t) keeps the tiny terms a float sum 1 + t would
+// round away (log-softmax of a dominant element in 16-bit floats is then correctly rounded).
+// The empty state is (-inf, -1): (1 + t) is 0.
+template <bool LOG>
+struct Forward {
+  static const int IN = 1;
+  __device__ static float pad() { return -INFINITY; }
+  __device__ static State empty() { return {-INFINITY, -1.f}; }
+  // Fold n values: the chunk's max first, then one rescale of the running sum.
+  template <int n>
+  __device__ static void fold(State& s, const float* x, const float*) {
+    float m = s.a;
+#pragma unroll
+    for (int i = 0; i < n; ++i) m = maxnan(m, x[i]);
+    if (m == -INFINITY) return;  // nothing but -inf so far
+    float sum = 0.f, ones = 0.f;  // terms below 1, and how many terms are exactly 1
+#pragma unroll
+    for (int i = 0; i < n; ++i) {
+      const float d = x[i] - m;
+      if (d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
+    }
+    if (m == s.a) s.b += sum + ones;                                      // the old max keeps the one
+    else s = {m, (1.f + s.b) * ex2((s.a - m) * LOG2E) + sum + (ones - 1.f)};  // a new max brings it
+  }
+  __device__ static State merge(State p, State q) {
+    const float m = maxnan(p.a, q.a);
+    if (m == -INFINITY) return {m, -1.f};
+    if (p.a == q.a) return {m, p.b + q.b + 1.f};
+    if (p.a == m) return {m, p.b + (1.f + q.b) * ex2((q.a - m) * LOG2E)};
+    if (q.a == m) return {m, q.b + (1.f + p.b) * ex2((p.a - m) * LOG2E)};
+    return {m, __int_as_float(0x7fffffff)};  // a NaN max
+  }
+  // Once per row: softmax keeps (max, 1 / sum), log-softmax (max, log(sum)). x - max comes
+  // first and is exact when they are close, so inputs of magnitude 1e4 lose nothing to a
+  // rounded max * log2e.
+  __device__ static State finish(State s) { return {s.a, LOG ? log1p_small(s.b) : 1.f / (1.f + s.b)}; }
+  __device__ static float out(State f, float x, float) {
+    if (LOG) return (x - f.a) - f.b;
+    return ex2((x - f.a) * LOG2E) * f.b;
+  }
+};
+
+// Backward from the forward output y and the incoming gradient g:
+// softmax: dx = y * (g - sum(y * g)); log-softmax: dx = g - exp(y) * sum(g).
+template <bool LOG>
+struct Backward {
+  static const int IN = 2;
+  __device__ static float pad() { return 0.f; }
+  __device__ static State empty() { return {0.f, 0.f}; }
+  template <int n>
+  __device__ static void fold(State& s, const float* y, const float* g) {
+#pragma unroll
+    for (int i = 0; i < n; ++i) s.a += LOG ? g[i] : y[i] * g[i];
+  }
+  __device__ static State merge(State p, State q) { return {p.a + q.a, 0.f}; }
+  __device__ static State finish(State s) { return s; }
+  __device__ static float out(State f, float y, float g) {
+    if (LOG) return g - ex2(y * LOG2E) * f.a;
+    return y * (g - f.a);
+  }
+};
+
+// --- warp and block reductions of states -----------------------------------------------
+template <class Op, int WIDTH>  // merge across groups of WIDTH lanes (a power of two <= 32)
+__device__ __forceinline__ State warp_merge(State s) {
+#pragma unroll
+  for (int o = WIDTH / 2; o > 0; o >>= 1) {
+    State t = {__shfl_xor_sync(0xffffffffu, s.a, o), __shfl_xor_sync(0xffffffffu, s.b, o)};
+    s = Op::merge(s, t);
+  }
+  return s;
+}
+
+// Every thread of the block gets the merge of all threads' states. scratch: 32 States.
+template <class Op, int THREADS>
+__device__ __forceinline__ State block_merge(State s, State* scratch) {
+  s = warp_merge<Op, 32>(s);
+  if (THREADS == 32) return s;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();  // scratch may still be read from a previous call
+  if (lane == 0) scratch[warp] = s;
+  __syncthreads();
+  s = lane < THREADS / 32 ? scratch[lane] : Op::empty();
+  return warp_merge<Op, 32>(s);
+}
+
+// --- Hopper: shared-memory addresses, asynchronous copies, clusters ---------------------
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+
+// 16 bytes global -> shared without registers; pred false writes 16 zero bytes instead.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool pred) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+               :: "r"(smem_addr(dst)), "l"(src), "r"(pred ? 16 : 0) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// All threads of all blocks of the cluster: shared-memory writes before it are visible after.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// A State in the shared memory of another block of the cluster (distributed shared memory).
+__device__ __forceinline__ State load_remote(const State* local, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(local)), "r"(rank));
+  State s;
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "r"(remote) : "memory");
+  return s;
+}

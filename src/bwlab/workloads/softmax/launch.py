@@ -1,0 +1,43 @@
+"""Launching a plan's kernels: everything but the data pointers packed once (one
+PackedLaunch per kernel), so the public API and the ladder share one launch path."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ...core import launch as core_launch
+from .plans import Choice
+
+
+def _function(source, expression: str, smem: int, device: int):
+    fn = core_launch.function(source, expression, device=device)
+    if smem > 48 * 1024 and getattr(fn, "max_dynamic_shared_size_bytes", 0) < smem:
+        fn.max_dynamic_shared_size_bytes = smem  # opt in above 48 KiB of dynamic shared memory
+    return fn
+
+
+def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int, int, int, int, int], None]:
+    """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0."""
+    fn = _function(choice.source, choice.expression, choice.smem, device)
+    if choice.args == "plain":
+        k = core_launch.PackedLaunch(fn, choice.grid, choice.block,
+                                     [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", L), ("i64", M)], choice.smem)
+        return lambda a, b, y, ws, s: k(s, a, y)
+    if choice.args == "cols":
+        k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
+                                     ("i64", N), ("i64", L), ("i64", M)], choice.smem)
+        return lambda a, b, y, ws, s: k(s, a, b, y)
+    if choice.finish is None:
+        k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
+                                     ("i64", N), ("i64", L)], choice.smem)
+        return lambda a, b, y, ws, s: k(s, a, b, y)
+    fin = _function(choice.source, choice.finish, 0, device)
+    part = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
+                                    ("i64", N), ("i64", L), ("i64", choice.chunks)])
+    done = core_launch.PackedLaunch(fin, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
+                                    ("ptr", 0), ("i64", N), ("i64", L), ("i64", choice.chunks)])
+
+    def run(a, b, y, ws, s):
+        part(s, a, b, ws)
+        done(s, a, b, y, ws)
+
+    return run

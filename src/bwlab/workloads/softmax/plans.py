@@ -1,0 +1,179 @@
+"""Which kernel runs a softmax call, with what geometry: one decision for the public API and
+the ladder alike, from the problem's shape alone.
+
+A call is seen as [N, L, M]: L the reduced axis, M the contiguous extent after it (M == 1:
+the last axis). V elements make one 16-byte pack when rows (M == 1) or row strips (M > 1)
+start on 16-byte boundaries; otherwise packs are single elements.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ...core.launch import cdiv
+from .reference import CTYPE, ITEMSIZE
+
+KERNELS = Path(__file__).parent / "kernels"
+SRC = {name: KERNELS / f"{name}.cu" for name in ("seed", "cols", "colscluster", "rows", "rowcluster", "rowsplit")}
+
+OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
+       ("backward", False): "Backward<false>", ("backward", True): "Backward<true>"}
+GRID_Y = 65535
+SMEM_MAX = 227 * 1024          # dynamic shared memory a block may have (Hopper)
+CLUSTER_SMEM = 112 * 1024      # strip bytes per block aimed for: two blocks per SM
+WARP_K = 4                     # packs per lane of rowWarp
+# Packs per thread of rowBlock/rowCluster by (element size, inputs): 32 elements of x per
+# thread (16 with a gradient), so that 1024 threads fit in 64 registers each without spilling.
+BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
+CLUSTERS = (2, 4, 8)           # portable cluster sizes
+SPLIT_THREADS, SPLIT_K = 256, 4
+
+
+@dataclass(frozen=True)
+class Problem:
+    N: int
+    L: int
+    M: int
+    dtype: str
+    op: str = "forward"        # forward | backward
+    log: bool = False
+    aligned: bool = True       # every pointer 16-byte aligned
+
+    @property
+    def inputs(self) -> int:
+        return 2 if self.op == "backward" else 1
+
+    @property
+    def vec(self) -> int:
+        """Elements per pack: 16 bytes when rows or strips start on 16-byte boundaries."""
+        v = 16 // ITEMSIZE[self.dtype]
+        inner = self.L if self.M == 1 else self.M
+        return v if self.aligned and inner % v == 0 else 1
+
+
+@dataclass(frozen=True)
+class Choice:
+    kernel: str                # family: rowWarp, rowBlock, rowCluster, rowSplit, colsCluster, colsSplit, ...
+    source: Path
+    expression: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    smem: int = 0              # dynamic shared memory bytes
+    args: str = "rows"         # rows: (a, b, y, N, L); cols: (a, b, y, N, L, M); plain: (x, y, N, L, M)
+    finish: Optional[str] = None   # rowSplit: the second kernel's expression
+    chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states)
+    why: str = ""
+
+    @property
+    def workspace_bytes(self) -> int:
+        return 8 * self.grid[0] if self.finish else 0
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def row_warp(p: Problem, K: int = WARP_K) -> Optional[Choice]:
+    packs = p.L // p.vec
+    G = _pow2(cdiv(packs, K))
+    if G > 32:
+        return None
+    expr = f"rowWarp<{CTYPE[p.dtype]},{p.vec},{G},{K},{OPS[p.op, p.log]} >"
+    grid = (cdiv(p.N, 128 // G), 1, 1)
+    return Choice("rowWarp", SRC["rows"], expr, grid, (128, 1, 1), why=f"{G} lanes per row, held in registers")
+
+
+def row_block(p: Problem, threads: Optional[int] = None) -> Optional[Choice]:
+    packs, K = p.L // p.vec, BLOCK_K[ITEMSIZE[p.dtype], p.inputs]
+    t = threads or min(1024, max(64, _pow2(cdiv(packs, K))))
+    if t * K < packs:
+        return None
+    expr = f"rowBlock<{CTYPE[p.dtype]},{p.vec},{t},{K},{OPS[p.op, p.log]} >"
+    return Choice("rowBlock", SRC["rows"], expr, (p.N, 1, 1), (t, 1, 1), why=f"a block of {t} per row, in registers")
+
+
+def row_cluster(p: Problem, threads: int = 1024) -> Optional[Choice]:
+    packs, K = p.L // p.vec, BLOCK_K[ITEMSIZE[p.dtype], p.inputs]
+    for C in CLUSTERS:
+        if C * threads * K >= packs:
+            expr = f"rowCluster<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{OPS[p.op, p.log]} >"
+            return Choice("rowCluster", SRC["rowcluster"], expr, (p.N * C, 1, 1), (threads, 1, 1),
+                          why=f"a cluster of {C} blocks per row, in registers, states through distributed "
+                              "shared memory")
+    return None
+
+
+def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Choice:
+    packs = p.L // p.vec
+    chunks = max(1, cdiv(packs, threads * K))
+    tail = f"{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
+    return Choice("rowSplit", SRC["rowsplit"], f"rowPartial<{tail}", (p.N * chunks, 1, 1), (threads, 1, 1),
+                  finish=f"rowFinish<{tail}", chunks=chunks,
+                  why=f"{chunks} chunks per row, two kernels, x read twice")
+
+
+def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM) -> Optional[Choice]:
+    """Strips as wide as possible (up to 128 bytes, at least one 32-byte sector) on the fewest
+    blocks whose shared memory holds them within the budget."""
+    if p.vec == 1:
+        return None
+    E = ITEMSIZE[p.dtype]
+    W = min(128, max(32, _pow2(p.M * E)))
+    while W >= 32:
+        cols = W // 16 * p.vec
+        G = threads // cols
+        for C in (1,) + CLUSTERS:
+            lc = cdiv(p.L, C)
+            smem = (G + 2) * cols * 8 + lc * W * p.inputs
+            if smem <= budget:
+                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{OPS[p.op, p.log]} >"
+                grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
+                return Choice("colsCluster", SRC["colscluster"], expr, grid, (threads, 1, 1), smem, "cols",
+                              why=f"strips {W} bytes wide on chip in a cluster of {C}, x read once")
+        W //= 2
+    return None
+
+
+def cols_split(p: Problem, by: int = 8) -> Choice:
+    v = p.vec
+    expr = f"colsSplit<{CTYPE[p.dtype]},{v},{by},{OPS[p.op, p.log]} >"
+    grid = (cdiv(p.M, 32 * v), min(p.N, GRID_Y), 1)
+    return Choice("colsSplit", SRC["cols"], expr, grid, (32, by, 1), 0, "cols",
+                  why=f"{32 * v} columns per block, {by} threads per column, x read twice")
+
+
+def choose(p: Problem) -> Choice:
+    """The public API's kernel for a problem."""
+    if p.M == 1:
+        return row_warp(p) or row_block(p) or row_cluster(p) or row_split(p)
+    return cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX) or cols_split(p)
+
+
+def expressions() -> dict[Path, list[str]]:
+    """Every instantiation the public API may launch (for the build and the spill check)."""
+    out: dict[Path, list[str]] = {}
+    for dtype in CTYPE:
+        for (op, log) in OPS:
+            for aligned in (True, False):
+                # one problem per size class reaches every template the dispatch can pick
+                probes = [Problem(1, L, 1, dtype, op, log, aligned) for L in _row_lengths(dtype)]
+                probes += [Problem(1, L, M, dtype, op, log, aligned)
+                           for L in (7, 100, 1000, 4000, 8192, 20000, 30000, 60000, 200000)
+                           for M in (2, 4, 8, 16, 32, 64, 1024)]
+                for pr in probes:
+                    c = choose(pr)
+                    out.setdefault(c.source, []).append(c.expression)
+                    if c.finish:
+                        out[c.source].append(c.finish)
+    return {k: sorted(set(v)) for k, v in out.items()}
+
+
+def _row_lengths(dtype: str) -> list[int]:
+    v = 16 // ITEMSIZE[dtype]
+    lengths = [v * (WARP_K << g) for g in range(6)]                      # rowWarp, G = 1..32
+    ks = {k for (e, _), k in BLOCK_K.items() if e == ITEMSIZE[dtype]}
+    lengths += [v * k * t for k in ks for t in (64, 128, 256, 512, 1024)]  # rowBlock
+    lengths += [v * k * 1024 * c for c in CLUSTERS for k in ks]          # rowCluster
+    lengths += [v * 8 * 1024 * 8 + v]                                     # rowSplit
+    return lengths

@@ -1,0 +1,139 @@
+"""Inputs, right answers and checks for softmax: random inputs of the three float types, the
+float64 reference on the host, and the tolerances every kernel is held to.
+
+Tolerances against the float64 reference:
+- float32 softmax: |y - ref| <= 1e-6 + 1e-5 |ref|; log-softmax: |y - ref| <= 1e-5 (1 + |ref|).
+- float16 / bfloat16: at most one unit in the last place of the correctly rounded result.
+- backward (float32): |dx - ref| <= 1e-5 (|ref| + max |g| of the row) (the subtraction
+  g - sum(y g) cancels); 16-bit: two units in the last place plus that bound's rounding.
+NaN must be NaN where the reference is NaN, and nowhere else.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ...core.verify import Check
+
+DTYPES = ("float32", "float16", "bfloat16")
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+CTYPE = {"float32": "float", "float16": "half16", "bfloat16": "bf16"}
+HOST_REFERENCE_BYTES = 96 << 20   # above this, the check samples rows instead of the whole array
+SAMPLE_ROWS = 64
+
+
+def check_dtype(dtype: str) -> str:
+    if dtype not in CTYPE:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    return dtype
+
+
+def storage_dtype(dtype: str) -> np.dtype:
+    """The CuPy/NumPy dtype holding `dtype`'s bits (bfloat16 travels as uint16)."""
+    return np.dtype("uint16") if check_dtype(dtype) == "bfloat16" else np.dtype(dtype)
+
+
+def to_float64(a: np.ndarray, dtype: str) -> np.ndarray:
+    """Host values of an array of `dtype` bits, as float64."""
+    if dtype == "bfloat16":
+        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return a.astype(np.float64)
+
+
+def from_float64(v: np.ndarray, dtype: str) -> np.ndarray:
+    """Correctly rounded to `dtype` (bits for bfloat16: round to nearest even)."""
+    if dtype != "bfloat16":
+        return v.astype(dtype)
+    f = v.astype(np.float32)  # float64 -> float32 -> bfloat16: the double rounding is harmless here
+    u = f.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f), np.uint16(0x7FC0), r)
+
+
+def random_input(shape, dtype: str, seed: Optional[int] = None, scale: float = 3.0):
+    """Normal values times `scale`, generated on the GPU, rounded to the dtype."""
+    import cupy
+
+    rng = cupy.random.default_rng(seed)
+    v = rng.standard_normal(size=shape, dtype=np.float32) * np.float32(scale)
+    if dtype == "float32":
+        return v
+    if dtype == "float16":
+        return v.astype(cupy.float16)
+    u = v.view(cupy.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(cupy.uint16)
+
+
+def softmax64(x: np.ndarray, axis: int, log: bool) -> np.ndarray:
+    """Float64 softmax with torch's special values: a NaN or +inf in a row, or a row of
+    -inf only, makes the whole row NaN."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        m = np.max(x, axis=axis, keepdims=True)
+        d = x - m
+        s = np.sum(np.exp(d), axis=axis, keepdims=True)
+        return d - np.log(s) if log else np.exp(d) / s
+
+
+def backward64(y: np.ndarray, g: np.ndarray, axis: int, log: bool) -> np.ndarray:
+    if log:
+        return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+    return y * (g - np.sum(y * g, axis=axis, keepdims=True))
+
+
+def _ulps(out: np.ndarray, ref: np.ndarray, dtype: str) -> np.ndarray:
+    """Units in the last place between two arrays of 16-bit floats (as their bits)."""
+    def ordered(a):
+        u = a.view(np.uint16).astype(np.int32)
+        return np.where(u & 0x8000, 0x8000 - u, u + 0x8000) - 0x8000  # -0.0 and +0.0 both 0
+    return np.abs(ordered(out) - ordered(ref))
+
+
+class ToleranceCheck(Check):
+    def __str__(self) -> str:
+        if self.ok:
+            return f"within tolerance of float64 at {self.shape}"
+        return f"{self.mismatches} elements outside tolerance at {self.shape}, first at {self.first_bad}"
+
+
+def compare(out_bits: np.ndarray, ref64: np.ndarray, dtype: str, kind: str = "softmax",
+            scale: Optional[np.ndarray] = None) -> Check:
+    """out (host array of dtype bits) against the float64 reference. kind: softmax | log |
+    backward; scale: the backward's per-element cancellation bound (max |g| of the row)."""
+    shape = tuple(ref64.shape)
+    if tuple(out_bits.shape) != shape:
+        return ToleranceCheck(False, int(np.prod(shape)), None, shape)
+    got = to_float64(out_bits, dtype)
+    nan_ref, nan_got = np.isnan(ref64), np.isnan(got)
+    with np.errstate(invalid="ignore"):
+        if dtype == "float32":
+            err = np.abs(got - ref64)
+            if kind == "softmax":
+                ok = err <= 1e-6 + 1e-5 * np.abs(ref64)
+            elif kind == "log":
+                ok = err <= 1e-5 * (1 + np.abs(ref64))
+            else:
+                ok = err <= 1e-5 * (np.abs(ref64) + (scale if scale is not None else 0))
+            ok |= got == ref64  # equal infinities
+        else:
+            want = from_float64(ref64, dtype)
+            ulps = _ulps(np.ascontiguousarray(out_bits), np.ascontiguousarray(want), dtype)
+            limit = 1 if kind != "backward" else 2
+            ok = ulps <= limit
+            if kind == "backward" and scale is not None:  # cancellation: one rounding of the row's scale
+                eps = 2.0 ** (-8 if dtype == "bfloat16" else -11)
+                ok |= np.abs(got - ref64) <= eps * (np.abs(ref64) + scale)
+    ok = np.where(nan_ref | nan_got, nan_ref & nan_got, ok)
+    bad = ~ok
+    n = int(bad.sum())
+    if n == 0:
+        return ToleranceCheck(True, 0, None, shape)
+    first = tuple(int(i) for i in np.unravel_index(int(bad.ravel().argmax()), shape))
+    return ToleranceCheck(False, n, first, shape)
+
+
+def row_sample(n_rows: int, k: int = SAMPLE_ROWS) -> np.ndarray:
+    """Row indices checked on a large case: the first, the last, and random ones."""
+    rng = np.random.default_rng(n_rows)
+    pick = rng.choice(n_rows, size=min(k, n_rows), replace=False)
+    return np.unique(np.concatenate([[0, n_rows - 1], pick]))

@@ -1,0 +1,138 @@
+"""bwlab.softmax as users call it: CuPy and torch, special values as torch gives them,
+strided inputs, streams, refusals that leave `out` untouched, autograd and torch.compile."""
+import numpy as np
+import pytest
+
+import bwlab
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+TDT = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+TOL = {"float32": (1e-6, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)}
+
+
+def same_as_torch(got, want, dtype, exact=None):
+    """NaN where torch has NaN; values within tolerance of `exact` (float64) or of torch."""
+    g, w = got.float(), want.float()
+    diff = torch.isnan(g) != torch.isnan(w)
+    if diff.any():
+        rows = sorted({int(i) for i in diff.nonzero()[:, 0]})
+        raise AssertionError(f"NaN in different places than torch, rows {rows}: bwlab {g[rows[0]][:8].tolist()} "
+                             f"torch {w[rows[0]][:8].tolist()}")
+    m = ~torch.isnan(w)
+    atol, rtol = TOL[dtype]
+    ref = exact.to(g.dtype) if exact is not None else w
+    torch.testing.assert_close(g[m], ref[m], atol=atol, rtol=rtol)
+
+
+def special(shape, dtype):
+    x = torch.randn(shape, device="cuda") * 3
+    x[0] = 1e4
+    x[1, ::3] = -1e4
+    x[2] = float("-inf")            # a row of -inf only
+    x[3, 1] = float("nan")
+    x[4, 0] = float("inf")
+    x[5, ::2] = float("-inf")       # some -inf entries
+    return x.to(TDT[dtype])
+
+
+@pytest.mark.parametrize("dtype", list(TDT))
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape", [(8, 37), (8, 4096), (8, 300000)], ids=str)
+def test_special_values_like_torch(dtype, log, shape):
+    x = special(shape, dtype)
+    f = torch.log_softmax if log else torch.softmax
+    same_as_torch(bwlab.softmax(x, -1, log=log), f(x, -1), dtype, f(x.double(), -1))
+    xt = x.t().contiguous()  # the same values down a strided axis
+    same_as_torch(bwlab.softmax(xt, 0, log=log), f(xt, 0), dtype, f(xt.double(), 0))
+
+
+@pytest.mark.parametrize("view", ["t", "slice", "every_other", "permute"])
+def test_strided_inputs(view):
+    base = torch.randn(64, 96, 40, device="cuda")
+    x = {"t": lambda a: a[0].t(), "slice": lambda a: a[:, 1:-1, 3:], "every_other": lambda a: a[::2, :, ::2],
+         "permute": lambda a: a.permute(2, 0, 1)}[view](base)
+    for dim in range(x.dim()):
+        got = bwlab.softmax(x, dim)
+        assert got.is_contiguous()
+        same_as_torch(got, torch.softmax(x, dim), "float32")
+
+
+def test_cupy_negative_strides_and_kind():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.random.standard_normal((50, 70), dtype=cupy.float32)[::-1, ::-2]
+    got = bwlab.softmax(a, 0)
+    assert isinstance(got, cupy.ndarray)
+    h = cupy.asnumpy(a).astype(np.float64)
+    e = np.exp(h - h.max(0))
+    np.testing.assert_allclose(cupy.asnumpy(got), e / e.sum(0), rtol=1e-5, atol=1e-6)
+
+
+def test_zero_size_and_out():
+    x = torch.randn(0, 5, device="cuda")
+    assert bwlab.softmax(x, 1).shape == (0, 5)
+    x = torch.randn(4, 300, device="cuda")
+    out = torch.empty_like(x)
+    assert bwlab.softmax(x, 1, out=out) is out
+    same_as_torch(out, torch.softmax(x, 1), "float32")
+
+
+@pytest.mark.parametrize("bad", ["overlap", "dtype", "shape", "int", "dim", "grad_shape"])
+def test_refusals_leave_out_untouched(bad):
+    x = torch.randn(16, 64, device="cuda")
+    out = torch.full_like(x, 7.0)
+    with pytest.raises((TypeError, ValueError)):
+        if bad == "overlap":
+            bwlab.softmax(x, 1, out=x)
+        elif bad == "dtype":
+            bwlab.softmax(x, 1, out=out.double())
+        elif bad == "shape":
+            bwlab.softmax(x, 1, out=out[:, :10])
+        elif bad == "int":
+            bwlab.softmax(x.int(), 1)
+        elif bad == "dim":
+            bwlab.softmax(x, 2, out=out)
+        else:
+            bwlab.softmax_backward(x, x[:, :3], 1, out=out)
+    assert bool((out == 7.0).all())
+
+
+def test_caller_stream():
+    cupy = pytest.importorskip("cupy")
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        a = cupy.random.standard_normal((512, 4096), dtype=cupy.float32)
+        got = bwlab.softmax(a, -1)
+    s.synchronize()
+    np.testing.assert_allclose(cupy.asnumpy(got).sum(1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_autograd_matches_torch(dtype, log, dim):
+    x = (torch.randn(33, 1000, device="cuda") * 2).to(TDT[dtype]).requires_grad_()
+    g = torch.randn(33, 1000, device="cuda").to(TDT[dtype])
+    y = bwlab.softmax(x, dim, log=log)
+    assert y.grad_fn is not None
+    y.backward(g)
+    x2 = x.detach().clone().requires_grad_()
+    ref = torch.log_softmax(x2, dim) if log else torch.softmax(x2, dim)
+    ref.backward(g)
+    tol = (1e-5, 1e-5) if dtype == "float32" else (2e-2, 2e-2)
+    torch.testing.assert_close(x.grad.float(), x2.grad.float(), atol=tol[0], rtol=tol[1])
+
+
+def test_torch_compile_fullgraph_and_training_step():
+    model = torch.nn.Linear(256, 256).cuda()
+
+    def step(x):
+        return bwlab.softmax(model(x), -1, log=True).sum()
+
+    compiled = torch.compile(step, fullgraph=True)
+    x = torch.randn(64, 256, device="cuda")
+    loss = compiled(x)
+    loss.backward()
+    want = torch.log_softmax(model(x), -1).sum()
+    torch.testing.assert_close(loss, want, atol=1e-3, rtol=1e-5)
+    assert model.weight.grad is not None

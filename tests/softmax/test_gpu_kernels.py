@@ -1,0 +1,96 @@
+"""Every softmax kernel and every dispatch path against the float64 reference, on fresh
+random data with the output poisoned first, at awkward shapes (lengths of 1, primes,
+misaligned rows and strips, rows longer than a cluster, over 2^31 elements)."""
+import numpy as np
+import pytest
+
+from bwlab.core import verify
+from bwlab.core.workload import Case
+from bwlab.workloads import get
+from bwlab.workloads.softmax import catalog, plans, reference
+
+pytestmark = pytest.mark.gpu
+W = get("softmax")
+DT = reference.DTYPES
+
+# (shape, dim): each reaches a different kernel or template (see the family asserted below)
+API_CASES = [
+    ((1,), -1), ((7,), 0), ((1, 1), 1), ((3, 5), -1), ((129, 1000), -1), ((5, 2056), -1), ((2, 4096), -1),
+    ((3, 70001), -1), ((3, 200000), -1), ((2, 300000), -1), ((2, 4194304 + 8), -1),
+    ((7, 13), 0), ((3, 7, 24), 1), ((2, 1000, 1032), 1), ((4, 33, 17), 1), ((8, 16, 1024), 1),
+    ((2, 60000, 8), 1), ((1, 9000, 64), 1), ((3, 2, 5, 7), 2), ((5, 1, 3), 1), ((2, 3, 4, 5, 6), 0),
+]
+
+
+def check_case(case: Case, seed=1):
+    x = W.make_input(case, seed)
+    exp = W.reference(case, x)
+    out = W.new_output(case, x)
+    verify.poison(out)
+    fn, result = W.peer("bwlab").make(x, out, case)
+    fn()
+    c = W.check(result(), exp)
+    assert c.ok, f"{case.label}: {c} via {W.explain(x, case)}"
+
+
+@pytest.mark.parametrize("shape, dim", API_CASES, ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
+def test_api_against_float64(shape, dim, dtype, kind):
+    params = (("dim", dim),)
+    if "log" in kind:
+        params += (("log", True),)
+    if "backward" in kind:
+        params += (("op", "backward"),)
+    check_case(Case(shape, dtype, params))
+
+
+def test_dispatch_reaches_every_family():
+    seen = set()
+    for shape, dim in API_CASES:
+        case = Case(shape, "float32", (("dim", dim),))
+        p = W_problem(case)
+        seen.add(plans.choose(p).kernel)
+    assert {"rowWarp", "rowBlock", "rowCluster", "rowSplit", "colsCluster", "colsSplit"} <= seen
+
+
+def W_problem(case):
+    from bwlab.workloads.softmax.workload import problem
+
+    return problem(case)
+
+
+@pytest.mark.parametrize("spec", catalog.KERNELS, ids=lambda s: s.name)
+@pytest.mark.parametrize("dtype", DT)
+def test_ladder_rung(spec, dtype):
+    """Each rung at its precheck cases, then at a mid-size case of its axis."""
+    from bwlab.lab.ladder import precheck
+
+    base = Case((64, 4096), dtype, (("dim", -1),)) if spec.axis == "last" else Case((4, 2000, 1024), dtype, (("dim", 1),))
+    cases = [base] + ([Case((4, 200, 1024), dtype, (("dim", 1),))] if spec.axis == "any" else [])
+    for case in cases:
+        check = precheck(W, spec, case, spec.block, seed=3)
+        assert check is not None and check.ok, f"{spec.name} {dtype}: {check}"
+        x = W.make_input(case, 5)
+        out = W.new_output(case, x)
+        verify.poison(out)
+        W.prepare(spec, x, out, case).launch()
+        c = W.check(out, W.reference(case, x))
+        assert c.ok, f"{spec.name} {case.label}: {c}"
+
+
+@pytest.mark.parametrize("spec", [k for k in catalog.KERNELS if k.blocks], ids=lambda s: s.name)
+def test_every_compiled_block(spec):
+    case = Case((3, 300, 1032), "float32", (("dim", 1),)) if spec.axis != "last" else Case((9, 1000), "float32")
+    for block in spec.blocks:
+        x = W.make_input(case, 2)
+        out = W.new_output(case, x)
+        verify.poison(out)
+        W.prepare(spec, x, out, case, block).launch()
+        assert W.check(out, W.reference(case, x)).ok, f"{spec.name} block {block}"
+
+
+@pytest.mark.parametrize("shape, dim", [((65537, 32768), -1), ((16, 32768, 4104), 1)], ids=str)
+def test_over_2_31_elements(shape, dim):
+    assert int(np.prod(shape)) > 2**31
+    check_case(Case(shape, "bfloat16", (("dim", dim),)))
