@@ -141,3 +141,30 @@ def new_like(x: Operand, shape: tuple[int, ...]):
 
     with cupy.cuda.Device(x.device):
         return cupy.empty(shape, dtype=x.dtype)
+
+
+def as_cupy(result):
+    """A result (CuPy or torch) as a CuPy array of the same bits."""
+    import cupy
+
+    if isinstance(result, cupy.ndarray):
+        return result
+    import torch
+
+    if result.dtype == torch.bool:  # DLPack carries no bool for CuPy: the bytes, seen as bool again
+        return cupy.from_dlpack(result.view(torch.uint8)).view(cupy.bool_)
+    if result.dtype == torch.bfloat16:  # bfloat16 bits travel as uint16
+        return cupy.from_dlpack(result.view(torch.uint16))
+    return cupy.from_dlpack(result)
+
+
+def keep_latest(make):
+    """(run, result) for a callable that allocates its output: run() keeps only the latest
+    result alive, result() gives it as CuPy."""
+    holder = {}
+
+    def run():
+        holder.pop("r", None)
+        holder["r"] = make()
+
+    return run, (lambda: as_cupy(holder["r"]))

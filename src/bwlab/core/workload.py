@@ -152,11 +152,17 @@ class Workload(ABC):
         """Configurations of template parameters for the variants sweep (default: none)."""
         return ()
 
+    def api_sources(self) -> dict[Path, list[str]]:
+        """Instantiations the public API may launch, per .cu file (default: none)."""
+        return {}
+
     def sources(self) -> dict[Path, list[str]]:
-        """Every instantiation this workload may launch, per .cu file."""
+        """Every instantiation this workload may launch (ladder, variants, public API), per .cu file."""
         out: dict[Path, list[str]] = {}
         for spec in list(self.kernels()) + list(self.variants()):
             out.setdefault(spec.source, []).extend(spec.expressions())
+        for source, exprs in self.api_sources().items():
+            out.setdefault(source, []).extend(exprs)
         return out
 
     @abstractmethod

@@ -4,6 +4,7 @@ answer as a CuPy array of the case's bits. torch sees the same memory through DL
 (bfloat16 arrives as uint16 bits and is viewed as bfloat16)."""
 from __future__ import annotations
 
+from ...core.arrays import as_cupy, keep_latest
 from ...core.workload import Case, Peer
 from .catalog import OP
 from .reference import DTYPES
@@ -14,28 +15,6 @@ def torch_view(a, dtype: str):
 
     t = torch.from_dlpack(a)
     return t.view(torch.bfloat16) if dtype == "bfloat16" else t
-
-
-def as_cupy(result):
-    import cupy
-
-    if isinstance(result, cupy.ndarray):
-        return result
-    import torch
-
-    if result.dtype == torch.bfloat16:
-        return cupy.from_dlpack(result.view(torch.uint16))
-    return cupy.from_dlpack(result)
-
-
-def _kept(make):
-    holder = {}
-
-    def run():
-        holder.pop("r", None)
-        holder["r"] = make()
-
-    return run, (lambda: as_cupy(holder["r"]))
 
 
 def _args(inputs):
@@ -80,7 +59,7 @@ def _torch(inputs, out, case: Case, compiled: bool = False):
         fn = torch.compile(fn, dynamic=False)
     ts = [torch_view(a, case.dtype) for a in _args(inputs) if a is not None]
     with torch.no_grad():
-        return _kept(lambda: fn(*ts))
+        return keep_latest(lambda: fn(*ts))
 
 
 def _compiled(inputs, out, case: Case):
@@ -94,7 +73,7 @@ def _cupy(inputs, out, case: Case):
         raise NotImplementedError("CuPy has no softmax backward")
     dim = case.param("dim", -1)
     fn = sp.log_softmax if case.param("log", False) else sp.softmax
-    return _kept(lambda: fn(inputs, axis=dim))
+    return keep_latest(lambda: fn(inputs, axis=dim))
 
 
 API = Peer("bwlab", OP, "bwlab.softmax(x, dim, out=out)", _api, ("cupy",))

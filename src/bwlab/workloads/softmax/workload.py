@@ -65,11 +65,8 @@ class SoftmaxWorkload(Workload):
         M = problem(case).M
         return [k for k in catalog.KERNELS if k.serves(M)]
 
-    def sources(self):
-        out = super().sources()
-        for source, exprs in plans.expressions().items():
-            out.setdefault(source, []).extend(exprs)
-        return out
+    def api_sources(self):
+        return plans.expressions()
 
     def peers(self):
         return peers.PEERS
@@ -121,7 +118,8 @@ class SoftmaxWorkload(Workload):
         if case.param("op", "forward") != "backward":
             return x
         from .api import softmax
-        from .peers import api_operand, as_cupy
+        from ...core.arrays import as_cupy
+        from .peers import api_operand
 
         # a real forward output (bfloat16 through a torch view: CuPy has no bfloat16)
         y = as_cupy(softmax(api_operand(x, case.dtype), case.param("dim", -1), log=bool(case.param("log", False))))

@@ -9,6 +9,7 @@ stream, where the timing events are.
 """
 from __future__ import annotations
 
+from ...core.arrays import keep_latest
 from ...core.workload import Case, Peer
 from .catalog import OP
 from .reference import ALL_DTYPES, host_transpose
@@ -22,32 +23,6 @@ def torch_view(a, dtype: str):
         raise NotImplementedError("torch tensors have no negative strides (x.flip copies first)")
     t = torch.from_dlpack(a)
     return t.view(getattr(torch, dtype)) if dtype == "bfloat16" else t
-
-
-def as_cupy(result):
-    """A peer's result (CuPy or torch) as a CuPy array of the same bits."""
-    import cupy
-
-    if isinstance(result, cupy.ndarray):
-        return result
-    import torch
-
-    if result.dtype == torch.bool:  # DLPack carries no bool for CuPy: the bytes, seen as bool again
-        return cupy.from_dlpack(result.view(torch.uint8)).view(cupy.bool_)
-    if result.dtype == torch.bfloat16:  # bfloat16 bits travel as uint16
-        return cupy.from_dlpack(result.view(torch.uint16))
-    return cupy.from_dlpack(result)
-
-
-def _kept(make):
-    """run() keeps only the latest result alive (peers that allocate their output)."""
-    holder = {}
-
-    def run():
-        holder.pop("r", None)
-        holder["r"] = make()
-
-    return run, (lambda: as_cupy(holder["r"]))
 
 
 def _api(x, out, case: Case):
@@ -76,12 +51,12 @@ def _geam(x, out, case: Case):
 def _cupy(x, out, case: Case):
     import cupy
 
-    return _kept(lambda: cupy.ascontiguousarray(x.swapaxes(-1, -2)))
+    return keep_latest(lambda: cupy.ascontiguousarray(x.swapaxes(-1, -2)))
 
 
 def _torch(x, out, case: Case):
     t = torch_view(x, case.dtype)
-    return _kept(lambda: t.transpose(-1, -2).contiguous())
+    return keep_latest(lambda: t.transpose(-1, -2).contiguous())
 
 
 def _triton(x, out, case: Case):

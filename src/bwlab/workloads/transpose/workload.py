@@ -44,11 +44,8 @@ class TransposeWorkload(Workload):
     def variants(self):
         return catalog.variants()
 
-    def sources(self) -> dict[Path, list[str]]:
-        out = super().sources()
-        for source, exprs in plans.expressions().items():
-            out.setdefault(source, []).extend(exprs)
-        return out
+    def api_sources(self):
+        return plans.expressions()
 
     def peers(self):
         return peers.PEERS
