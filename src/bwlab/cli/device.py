@@ -9,7 +9,7 @@ import typer
 
 from ..core.files import output_file, write_text_atomic
 from ..report.tables import device_table
-from .common import FORCE_HELP, handled, print_tables, require_gpu, written
+from .common import handled, print_tables, require_gpu, written
 
 
 @handled

@@ -7,7 +7,6 @@ from __future__ import annotations
 from ...core.arrays import as_cupy, keep_latest
 from ...core.workload import Case, Peer
 from .catalog import OP
-from .reference import DTYPES
 
 
 def torch_view(a, dtype: str):

@@ -3,7 +3,6 @@ in one place for the procedures (ladder, sweeps, bench, tune, profile) and the r
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Optional
 
 from ...core.files import write_text_atomic
