@@ -1,7 +1,8 @@
 """bwlab: how close does a kernel get to the GPU's memory roof, and why not closer?
 
-The public API: transpose() and softmax() with softmax_backward() (and explain_transpose(),
-explain_softmax(), which say what they would run), device_info() and __version__;
+The public API: transpose(), permute(), and softmax() with softmax_backward() (and
+explain_transpose(), explain_permute(), explain_softmax(), which say what they would run),
+device_info() and __version__;
 bwlab.workloads.NAMES lists the workloads.
 """
 from __future__ import annotations
@@ -14,10 +15,13 @@ from .workloads.transpose.api import explain as explain_transpose  # noqa: E402
 from .workloads.transpose.api import transpose  # noqa: E402
 from .workloads.softmax.api import explain as explain_softmax  # noqa: E402
 from .workloads.softmax.api import softmax, softmax_backward  # noqa: E402
+from .workloads.permute.api import explain as explain_permute  # noqa: E402
+from .workloads.permute.api import permute  # noqa: E402
 
 if "torch" in _sys.modules:  # register the torch operators now, before any torch.compile traces a call
     from .workloads.transpose import torch_op as _torch_op  # noqa: E402,F401
     from .workloads.softmax import torch_op as _softmax_op  # noqa: E402,F401
+    from .workloads.permute import torch_op as _permute_op  # noqa: E402,F401
 
 
 def device_info(index: int = 0):
@@ -27,5 +31,5 @@ def device_info(index: int = 0):
     return query(index)
 
 
-__all__ = ["__version__", "device_info", "explain_softmax", "explain_transpose", "softmax", "softmax_backward",
-           "transpose"]
+__all__ = ["__version__", "device_info", "explain_permute", "explain_softmax", "explain_transpose", "permute",
+           "softmax", "softmax_backward", "transpose"]

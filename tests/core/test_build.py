@@ -26,10 +26,10 @@ def test_parse_ptxas():
 
 
 def _sources():
-    from bwlab.workloads import streams  # not a ladder workload: its kernels are registered apart
+    from bwlab.workloads import claims, streams  # not ladder workloads: their kernels are registered apart
 
-    out = dict(ceilings.SOURCES)
-    for src, exprs in streams.SOURCES.items():
+    out = {src: list(exprs) for src, exprs in ceilings.SOURCES.items()}
+    for src, exprs in list(streams.SOURCES.items()) + list(claims.SOURCES.items()):  # claims.LOCAL_MEMORY: apart
         out.setdefault(src, []).extend(exprs)
     for w in all_workloads():
         for src, exprs in w.sources().items():

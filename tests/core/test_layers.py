@@ -9,7 +9,7 @@ import pytest
 import bwlab
 
 PKG = Path(bwlab.__file__).parent
-LAYERS = ["core", "workloads", "lab", "report", "cli"]  # each may import only those before it
+LAYERS = ["core", "workloads", "distributed", "lab", "report", "cli"]  # each may import only those before it
 
 
 def _module(path: Path) -> str:

@@ -3,7 +3,6 @@ first, at awkward shapes (1s, primes, no multiple of any tile, non-square, K = 0
 check's tolerance: |err| <= 4 sqrt(K) 2^-24 (|A||B|)_ij (see the workload's reference)."""
 import importlib
 
-import numpy as np
 import pytest
 
 from bwlab.core import build, verify
@@ -15,7 +14,8 @@ W = importlib.import_module("bwlab.workloads.matmul").WORKLOAD
 ref = importlib.import_module("bwlab.workloads.matmul.reference")
 mlaunch = importlib.import_module("bwlab.workloads.matmul.launch")
 LADDER = list(W.kernels())
-SHAPES = list(ref.AWKWARD) + [(1000, 1000, 1000), (515, 771, 1029), (64, 2050, 16)]
+# (300, 520, 64): blocks inside C beside blocks on its edges
+SHAPES = list(ref.AWKWARD) + [(1000, 1000, 1000), (515, 771, 1029), (64, 2050, 16), (300, 520, 64)]
 _cache: dict = {}
 
 
@@ -53,11 +53,11 @@ def test_kernel_matches_float64(spec, shape):
 
 @pytest.mark.parametrize("spec", list(W.variants()), ids=lambda s: s.name)
 def test_every_variant(spec):
-    for shape in ((129, 127, 131), (97, 1021, 253), (256, 256, 64)):
+    for shape in ((129, 127, 131), (97, 1021, 253), (256, 256, 64), (300, 520, 64)):
         run_and_check(spec, shape)
 
 
-@pytest.mark.parametrize("name", ["vecBlock", "warpTile", "asyncCopy", "pipelined"])
+@pytest.mark.parametrize("name", ["vecBlock", "warpTile", "asyncCopy", "pipelined", "tuned"])
 @pytest.mark.parametrize("skew", ["A", "B", "C"])
 def test_misaligned_operands_take_the_element_path(name, skew):
     """N and K multiples of 4 but one operand 4 bytes off a 16-byte boundary: the kernels
@@ -140,7 +140,7 @@ def test_big_k_on_the_gpu_reference():
     case = Case((257, 515, 16411), "float32")
     x = W.make_input(case, 5)
     want = W.reference(case, x)
-    for name in ("coarse", "vecBlock", "pipelined"):
+    for name in ("coarse", "vecBlock", "pipelined", "tuned"):
         out = W.new_output(case, x)
         verify.poison(out)
         W.prepare(W.kernel(name), x, out, case).launch()

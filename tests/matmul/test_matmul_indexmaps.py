@@ -44,6 +44,32 @@ def warptile_maps(bm, bn, bk, wm, wn, wmi, wni, stages):
     return a_slots, b_slots, cells, threads
 
 
+def sgemm_maps(bm, bn, bk, wm, wn, wmi, wni, stages):
+    """(A-tile slots, B-tile slots, C cells) of one block of sgemm: copy slots from the
+    thread's first row and column, A_ROWS (B_ROWS) rows apart."""
+    _, _, cells, threads = warptile_maps(bm, bn, bk, wm, wn, wmi, wni, 2)
+    a_slots, b_slots = [], []
+    for tid in range(threads):
+        ar, ac = divmod(tid, bk)
+        a_slots += [(ar + j * (threads // bk), ac) for j in range(bm * bk // threads)]
+        br, bc = divmod(tid, bn // 4)
+        b_slots += [(br + j * (threads // (bn // 4)), 4 * bc + e) for j in range(bk * bn // 4 // threads)
+                    for e in range(4)]
+    return a_slots, b_slots, cells, threads
+
+
+def grouped_order(gx, gy, group=8):
+    """sgemm's block order: (bx, by) for each launched (blockIdx.x, blockIdx.y)."""
+    out = []
+    for y in range(gy):
+        for x in range(gx):
+            i = y * gx + x
+            first = (i // (group * gx)) * group
+            rows = min(group, gy - first)
+            out.append(((i % (group * gx)) // rows, first + (i % (group * gx)) % rows))
+    return out
+
+
 def blocktile_maps(bm, bn, bk, tm, tn, vec: bool):
     threads = (bm // tm) * (bn // tn)
     a_slots, b_slots, cells = [], [], []
@@ -90,9 +116,9 @@ def exactly_once(items, rows, cols, what):
 def test_tiles_cover_c_exactly_once(spec):
     p = args(spec)
     rows, cols = spec.covers(*spec.block)
-    if spec.template.startswith("warpTile"):
+    if spec.template.startswith(("warpTile", "sgemm")):
         bm, bn, bk = p[:3]
-        a, b, cells, threads = warptile_maps(*p)
+        a, b, cells, threads = (warptile_maps if spec.template.startswith("warpTile") else sgemm_maps)(*p)
         assert threads == spec.block[0] * spec.block[1]
         exactly_once(a, bm, bk, "A tile")
         exactly_once(b, bk, bn, "B tile")
@@ -115,7 +141,14 @@ def test_tiles_cover_c_exactly_once(spec):
     assert len(cells) == spec.results * spec.block[0] * spec.block[1]
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.template.startswith("warpTile")], ids=lambda s: s.name)
+@pytest.mark.parametrize("gx, gy", [(1, 1), (3, 1), (1, 9), (32, 32), (7, 17), (64, 8), (5, 23)])
+def test_grouped_block_order_is_a_bijection(gx, gy):
+    got = grouped_order(gx, gy)
+    assert sorted(got) == [(x, y) for x in range(gx) for y in range(gy)]
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.template.startswith(("warpTile", "sgemm"))],
+                         ids=lambda s: s.name)
 def test_warp_fragment_reads_are_one_run_each(spec):
     """Per step k, a warp's float4 reads of A cover one contiguous run (lanes of one column
     broadcast) and of B too: no bank conflicts in the fragment loads."""

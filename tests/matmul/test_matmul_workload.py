@@ -9,7 +9,8 @@ from bwlab.core.workload import Case
 W = importlib.import_module("bwlab.workloads.matmul").WORKLOAD
 catalog = importlib.import_module("bwlab.workloads.matmul.catalog")
 reference = importlib.import_module("bwlab.workloads.matmul.reference")
-LADDER = ["naive", "tiled", "coarseSeed", "coarse", "regBlock", "vecBlock", "warpTile", "asyncCopy", "pipelined"]
+LADDER = ["naive", "tiled", "coarseSeed", "coarse", "regBlock", "vecBlock", "warpTile", "asyncCopy", "pipelined",
+          "tuned"]
 
 
 def test_the_ladder_in_teaching_order():
@@ -81,3 +82,20 @@ def test_bench_table():
     (t,) = W.tables(run)
     assert t.rows[0] == ["4096x4096x4096", "45.0", "50.0", "90", ">= 90%", "300"]
     assert t.rows[1][3] == "50" and t.flags == ["", ""]
+
+
+def test_public_kernel_choice():
+    small = catalog.sgemm_name(catalog.SMALL_C)
+    assert catalog.kernel_for(4096, 4096, 132) == catalog.BEST == "tuned"
+    assert catalog.kernel_for(2048, 1100, 132) == "tuned"   # 16 x 9 = 144 tiles of 128 x 128
+    assert catalog.kernel_for(1024, 1024, 132) == small      # 64 tiles: a 64 x 64 tile gives 256 blocks
+    assert catalog.kernel_for(1, 1, 132) == small and W.kernel(small).shared > 0
+
+
+@pytest.mark.parametrize("spec", [s for s in list(W.kernels()) + list(W.variants()) if s.shared],
+                         ids=lambda s: s.name)
+def test_dynamic_shared_memory_fits_an_sm(spec):
+    """Opt-in limit per block on sm_90 (227 KiB), and the launcher opts in only past 48 KiB."""
+    p = [int(v) for v in spec.template[spec.template.index("<") + 1:-1].split(",")]
+    bm, bn, bk, stages = p[0], p[1], p[2], p[7]
+    assert spec.shared == 4 * stages * bk * (bm + 4 + bn) <= 227 * 1024

@@ -86,8 +86,10 @@ def connections_case(conn, order):
     return case(connection_label(conn, order), ops)
 
 
-def pipeline_cases(t_in=0.3, t_c=0.3, t_out=0.3, chunks=16):
-    ideal = pipeline_ideal_ms(t_in, t_c, t_out, chunks)
+def pipeline_cases(t_in=0.3, t_c=0.45, t_out=0.3, chunks=16, t_both=0.36, overlap=0.92):
+    """overlap: total compute over chunks x one chunk alone (kernels on several streams overlap)."""
+    totals = (chunks * t_in, overlap * chunks * t_c, chunks * t_out)
+    ideal = pipeline_ideal_ms(t_in, t_c, t_out, chunks, totals)
     cases = []
     for memory, slow in (("pinned", 1.0), ("pageable", 7.0)):
         for n in (1, 2, 4, 8):
@@ -112,11 +114,13 @@ def pipeline_cases(t_in=0.3, t_c=0.3, t_out=0.3, chunks=16):
                               totals_ms=[total], ideal_ms=ideal_m, over_ideal=total / ideal_m, correct=True,
                               serial_ms=chunks * (t_in + t_c + t_out)))
     data = {"chunks": chunks, "chunk_bytes": 16 << 20, "total_bytes": chunks * (16 << 20), "iters": 2048,
-            "pinned": {"t_in_ms": t_in, "t_compute_ms": t_c, "t_out_ms": t_out, "ideal_ms": ideal,
+            "compute_ratio": round(t_c / t_in, 3), "total_streams": 8,
+            "pinned": {"t_in_ms": t_in, "t_compute_ms": t_c, "t_out_ms": t_out, "t_both_ms": t_both, "ideal_ms": ideal,
+                       "total_in_ms": totals[0], "total_compute_ms": totals[1], "total_out_ms": totals[2],
                        "serial_ms": chunks * (t_in + t_c + t_out)},
             "pageable": {"t_in_ms": 7 * t_in, "t_compute_ms": t_c, "t_out_ms": 7 * t_out,
                          "ideal_ms": pipeline_ideal_ms(7 * t_in, t_c, 7 * t_out, chunks),
-                         "serial_ms": chunks * (15 * t_in)}}
+                         "serial_ms": chunks * (7 * t_in + t_c + 7 * t_out)}}
     return cases, data
 
 

@@ -49,6 +49,9 @@ def test_pipeline_ideal():
     assert A.pipeline_ideal_ms(1.0, 0.5, 0.2, 4) == pytest.approx(4 + 0.7)
     # one chunk: the stages one after another
     assert A.pipeline_ideal_ms(1.0, 2.0, 3.0, 1) == pytest.approx(6.0)
+    # measured totals set the busiest stage (compute on several streams beats 16 x one chunk alone)
+    assert A.pipeline_ideal_ms(0.3, 0.45, 0.3, 16, (4.8, 6.6, 4.9)) == pytest.approx(6.6 + 0.6)
+    assert A.pipeline_ideal_ms(0.3, 0.45, 0.3, 16, (4.8, 4.0, 4.9)) == pytest.approx(4.9 + 0.75)
 
 
 @pytest.mark.parametrize("name", [s.name for s in SCENARIOS])
@@ -125,6 +128,23 @@ def test_pipeline_goal():
             c["metrics"]["total_ms"] = max(c["metrics"]["total_ms"], data["pinned"]["ideal_ms"] * 1.2)
     v = scenario("pipeline").verdict(slow, data)
     assert v["holds"] is False and "MISSED" in v["text"]
+
+
+def test_pipeline_verdict_says_what_bounds_it():
+    cases, data = synth.pipeline_cases(t_c=0.45, t_both=0.36)  # compute busier than both copies at once
+    v = scenario("pipeline").verdict(cases, data)
+    assert "in and out at once 0.360 ms (+20% on the longer copy" in v["text"]
+    assert "Compute (0.414 ms a chunk) is the busiest stage" in v["text"]  # 0.92 x 0.45: kernels back to back
+    assert "Pinned ideal 7.22 ms = compute of all 16 chunks on its own (6.62 ms on 8 streams; copy in 4.80" in v["text"]
+    n = v["numbers"]
+    assert n["pinned_both_copies_ms"] == 0.36 and n["link_both_gbs"] == pytest.approx(2 * (16 << 20) / 0.36e6, abs=0.1)
+    assert n["link_one_way_gbs"] == pytest.approx((16 << 20) / 0.3e6, abs=0.1)
+    cases, data = synth.pipeline_cases(t_c=0.3, t_both=0.36)  # balanced: the shared link is the busiest
+    v = scenario("pipeline").verdict(cases, data)
+    assert "link-bound" in v["text"] and "busiest stage even" not in v["text"]
+    del data["pinned"]["t_both_ms"]  # a document from before this was measured: no such sentence
+    v = scenario("pipeline").verdict(cases, data)
+    assert "at once" not in v["text"] and "pinned_both_copies_ms" not in v["numbers"]
 
 
 def test_a_case_not_measured_gives_no_verdict():

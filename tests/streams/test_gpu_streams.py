@@ -63,7 +63,10 @@ def test_connections_in_child_processes(spec):
 def test_pipeline_small(spec):
     cases, data = lab.run_pipeline(spec, total_mib=16, chunks=4, stream_counts=(1, 2), reps=1)
     assert len(cases) == 4 and all(c["metrics"]["correct"] for c in cases)
-    assert data["pinned"]["ideal_ms"] > 0 and data["iters"] >= 8
+    assert data["pinned"]["ideal_ms"] > 0 and data["iters"] >= 8 and data["compute_ratio"] == lab.COMPUTE_RATIO
+    assert data["pinned"]["t_both_ms"] >= 0.9 * max(data["pinned"]["t_in_ms"], data["pinned"]["t_out_ms"])
+    assert data["total_streams"] == 2 and all(data[m][f"total_{k}_ms"] > 0 for m in ("pinned", "pageable")
+                                              for k in ("in", "compute", "out"))
     for c in cases:
         kinds = [o["kind"] for o in c["ops"]]
         assert kinds.count("h2d") == kinds.count("d2h") == kinds.count("kernel") == 4

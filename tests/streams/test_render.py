@@ -94,7 +94,8 @@ def test_sizes_and_reps():
     assert sizes(1 << 20)[-1] == 1 << 20 and sizes(5000) == [4096, 5000] and sizes(4096) == [4096]
     with pytest.raises(ValueError, match="at least the smallest"):
         sizes(1024)
-    assert reps_for(4096, 50) == 50 and reps_for(1 << 30, 50) == 5 and reps_for(256 << 20, 50) == 12
+    assert reps_for(4096, 50) == 50 and reps_for(1 << 30, 50) == 10 and reps_for(256 << 20, 50) == 12
+    assert reps_for(1 << 30, 3) == 3  # fewer asked for: fewer given
     assert size_text(1 << 30) == "1 GiB" and size_text(5000) == "5000 B"
 
 
@@ -120,3 +121,18 @@ def test_not_json(tmp_path):
     p.write_text("{")
     with pytest.raises(ValueError, match="is not JSON"):
         lab.load(p)
+
+
+def test_peers_take_turns(monkeypatch):
+    """bwlab's and torch's repetitions alternate (first of each round alternating), warm-ups first."""
+    from bwlab.lab import transfers
+
+    log = []
+
+    def fake(issue, streams):
+        return lambda: (log.append(issue), (1.0 + len(log), 0.5))[1]
+
+    monkeypatch.setattr(transfers, "_timed_once", fake)
+    out = transfers.time_transfers([("a", [0]), ("b", [0])], reps=4, warmup=1)
+    assert "".join(log) == "ab" + "ab" + "ba" + "ab" + "ba"
+    assert len(out) == 2 and all(g.median_ms > 1 and h.median_ms == 0.5 for g, h in out)

@@ -80,3 +80,56 @@ def test_render_refuses_the_wrong_document(tmp_path):
     assert res.exit_code == 1 and "not a bwlab results document" in res.output
     res = invoke("streams", "--render", str(FIX / "transfers.json"), "--out", str(tmp_path / "y"))
     assert res.exit_code == 1 and "not a bwlab streams document" in res.output
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "csv"])
+def test_report_renders_transfers_with_their_tables_and_chart(fmt, tmp_path):
+    out = tmp_path / f"t.{fmt}"
+    res = invoke("report", str(FIX / "transfers.json"), "--format", fmt, "--out", str(out))
+    assert res.exit_code == 0, res.output
+    if fmt == "md":
+        assert {p.name for p in out.iterdir()} == {"report.md", "transfers.png"}
+        text = (out / "report.md").read_text()
+        assert "![transfers](transfers.png)" in text
+    else:
+        text = out.read_text()
+    if fmt == "csv":
+        assert text.splitlines()[0].startswith("workload,name") and "H2D pinned" in text
+        return
+    for words in ("summary: GB/s at", "goal: pinned copies at least 95%", "host-device transfers", "% torch",
+                  "bytes that cross once"):
+        assert words in text
+    assert "bytes read + bytes written" not in text.split("bytes that cross once")[0]  # the transfers' GB/s note
+    assert fmt == "md" or "data:image/png;base64," in text
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "csv"])
+def test_report_renders_streams_documents(fmt, tmp_path):
+    out = tmp_path / f"s.{fmt}"
+    res = invoke("report", str(FIX / "streams.json"), "--format", fmt, "--out", str(out))
+    assert res.exit_code == 0, res.output
+    if fmt == "md":
+        names = {p.name for p in out.iterdir()}
+        assert {"report.md", "gantt-null-stream.png", "gantt-pipeline.png", "pipeline.png"} <= names
+        text = (out / "report.md").read_text()
+        assert "![pipeline](pipeline.png)" in text and "claim holds" in text
+    elif fmt == "html":
+        text = out.read_text()
+        assert text.count("data:image/png;base64,") == 9 and "claim holds" in text and "over ideal" in text
+    else:
+        rows = out.read_text().splitlines()
+        assert rows[0] == "scenario,case,op,lane,kind,group,start_us,end_us,clock,sms"
+        assert any(r.startswith("pipeline,4 streams, pinned") or r.startswith('pipeline,"4 streams, pinned"')
+                   for r in rows)
+
+
+def test_report_refuses_a_broken_streams_document(tmp_path):
+    import json
+
+    d = json.loads((FIX / "streams.json").read_text())
+    d["scenarios"] = {}
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(d))
+    res = invoke("report", str(p), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 1 and "'scenarios' should be a list" in res.output
+    assert not (tmp_path / "o").exists()

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from .. import __version__
-from . import bench, device, kernels, profiling, report, run, streams, sweep, transfers, tune
+from . import bench, claims, device, distributed, kernels, profiling, report, run, streams, sweep, transfers, tune
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -40,6 +40,8 @@ COMMANDS = (
     ("tune", tune.tune, "Tune a workload's kernels on this GPU and store its plan."),
     ("streams", streams.streams, "Stream scenarios timed on the GPU: Gantt charts and verdicts."),
     ("transfers", transfers.transfers, "Host-device copies: bandwidth and latency by size."),
+    ("claims", claims.claims, "Test classic CUDA rules of thumb on this GPU: a verdict per claim."),
+    ("p2p", distributed.p2p, "GPU-to-GPU bandwidth and latency, all_to_all bus bandwidth."),
 )
 for _name, _fn, _short in COMMANDS:
     app.command(_name, short_help=_short)(_fn)

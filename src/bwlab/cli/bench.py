@@ -34,7 +34,15 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     Suites of the transpose: main (aligned, misaligned, skinny and batched shapes), misaligned
     (odd extents for each element size), skinny (short sides 1 to 64, both orientations),
     views (slices, reversed and transposed views), small (4 KiB to 4 MiB, wall clock per call).
+
+    WORKLOAD distributed times the multi-GPU transpose on every rank of
+    `torchrun --nproc-per-node N -m bwlab bench distributed` against its peer-to-peer bound and
+    the torch ops: suites main, small and chunks, dtypes by torch's names, peers torch and all_to_all.
     """
+    if name == "distributed":  # the multi-GPU transpose: every rank of torchrun runs this
+        from .distributed import bench_distributed
+
+        return bench_distributed(out, suite, shapes, dtypes, peers, reps, warmup, seed, force)
     from ..lab.bench import run_bench
 
     w = workload(name)

@@ -29,7 +29,7 @@ def _load(path: Path):
 
 @handled
 def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a saved bwlab results file "
-                                          "(run, bench, sweep or profile)"),
+                                          "(run, bench, sweep, profile, transfers or streams)"),
            fmt: Format = typer.Option(Format.md, "--format", case_sensitive=False,
                                       help="md: Markdown with PNG charts beside it; html: one self-contained file; "
                                            "csv: one row per record"),
@@ -37,38 +37,46 @@ def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a s
                                               "beside the JSON, as <name>-report/, <name>.html or <name>.csv"),
            force: bool = typer.Option(False, "--force", help="replace files of the same names")):
     """Render a saved results file as Markdown and charts, one HTML page, or CSV."""
-    from ..report import document
+    from ..report import document, timeline
 
-    run_doc = _load(results)  # nothing is written for a file that cannot be read
+    try:
+        run_doc = timeline.load_document(results)  # nothing is written for a file that cannot be read
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    r = timeline if timeline.renders(run_doc) else document  # streams and transfers draw their own
     if fmt == Format.md:
-        folder = output_folder(out or results.with_name(f"{results.stem}-report"), document.output_names(run_doc),
-                               force)
-        target = document.write_markdown(run_doc, folder)
+        folder = output_folder(out or results.with_name(f"{results.stem}-report"), r.output_names(run_doc), force)
+        target = r.write_markdown(run_doc, folder)
     elif fmt == Format.html:
-        target = document.write_html(run_doc, output_file(out or results.with_suffix(".html"),
-                                                          f"{results.stem}.html", force))
+        target = r.write_html(run_doc, output_file(out or results.with_suffix(".html"), f"{results.stem}.html", force))
     else:
-        target = document.write_csv(run_doc, output_file(out or results.with_suffix(".csv"),
-                                                         f"{results.stem}.csv", force))
+        target = r.write_csv(run_doc, output_file(out or results.with_suffix(".csv"), f"{results.stem}.csv", force))
     written(target)
 
 
 @handled
-def roofline(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a run.json (bwlab run) or "
-                                            "profile.json (bwlab profile)"),
+def roofline(results: list[Path] = typer.Argument(..., metavar="RESULTS.json", help="one or more run.json "
+                                                  "(bwlab run) or profile.json (bwlab profile) from one GPU: "
+                                                  "several share one chart"),
              png: Optional[Path] = typer.Option(None, "--png", metavar="FILE", help="where to write the chart "
-                                                "(default: <name>-roofline.png beside the JSON)"),
+                                                "(default: <name>-roofline.png beside the first JSON)"),
              force: bool = typer.Option(False, "--force", help="replace FILE if it exists")):
     """Attained bandwidth and FLOP/s against the theoretical and measured roofs; a diagnosis per kernel."""
     from ..report import roofline as rl
     from ..report.tables import roofline_table
 
-    run_doc = _load(results)
-    if run_doc.procedure not in ("ladder", "profile"):
-        raise UserError(f"{results} is a {run_doc.procedure} document; the roofline reads a ladder run "
-                        "(bwlab run) or a profile (bwlab profile)")
-    target = output_file(png or results.with_name(f"{results.stem}-roofline.png"), "roofline.png", force)
-    print_tables([roofline_table(rl.analyze(run_doc))])
-    write_bytes_atomic(target, rl.plot(run_doc))
+    docs = [_load(r) for r in results]
+    for path, run_doc in zip(results, docs):
+        if run_doc.procedure not in ("ladder", "profile"):
+            raise UserError(f"{path} is a {run_doc.procedure} document; the roofline reads a ladder run "
+                            "(bwlab run) or a profile (bwlab profile)")
+    try:
+        _, points = rl.combine(docs)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    first = results[0]
+    target = output_file(png or first.with_name(f"{first.stem}-roofline.png"), "roofline.png", force)
+    print_tables([roofline_table(points)])
+    write_bytes_atomic(target, rl.plot(docs))
     written(target)
 

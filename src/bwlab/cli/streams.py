@@ -68,8 +68,9 @@ def streams(scenarios: Optional[str] = typer.Option(None, "--scenarios", metavar
                                               help="stream counts the pipeline runs on"),
             reps: int = typer.Option(3, "--reps", min=1, max=1000, metavar="N",
                                      help="passes of each pipeline case (the median is kept)"),
-            compute_ratio: float = typer.Option(1.0, "--compute-ratio", min=0.01, max=100.0, metavar="R",
-                                                help="the pipeline's compute time per chunk over its copy-in time"),
+            compute_ratio: float = typer.Option(1.5, "--compute-ratio", min=0.01, max=100.0, metavar="R",
+                                                help="the pipeline's compute time per chunk over its copy-in time "
+                                                     "(at 1 or below, copies in and out share the link and bound it)"),
             render: Optional[Path] = typer.Option(None, "--render", metavar="STREAMS.json",
                                                   help="draw a saved streams.json again into --out (no GPU)"),
             list_only: bool = typer.Option(False, "--list", help="list the scenarios and their claims, then exit"),

@@ -50,7 +50,7 @@ def sweep(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     from ..report.text import to_text
 
     stem = "sizes" if size_list else "variants" if variants else "blocks"
-    png = {"sizes": "sizes.png", "blocks": "heatmap.png"}.get(stem)
+    png = {"sizes": "sizes.png", "blocks": "heatmap.png", "variants": "heatmap.png"}.get(stem)
     folder = results_folder(out, f"sweep-{w.name}", [f"{stem}.json", f"{stem}.txt"] + ([png] if png else []), force)
     if size_list:
         chosen = names or list(w.size_kernels)
@@ -76,14 +76,16 @@ def sweep(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
         order = sorted(range(len(table.rows)), key=lambda i: -(run_doc.records[i].gbs or 0))
         table.rows, table.flags = [table.rows[i] for i in order], [table.flags[i] for i in order]
     lines = best_blocks_lines(run_doc) if stem == "blocks" else []
-    write_text_atomic(folder / f"{stem}.txt", to_text([table]) + "".join(f"{line}\n" for line in lines))
-    print_tables([table])
+    tables = [table] + (list(w.tables(run_doc)) if variants else [])  # the workload's own study, if any
+    write_text_atomic(folder / f"{stem}.txt", to_text(tables) + "".join(f"{line}\n" for line in lines))
+    print_tables(tables)
     for line in lines:
         print(line)
     made = [folder / f"{stem}.json", folder / f"{stem}.txt"]
-    if png:
+    drawn = w.charts(run_doc) if variants else charts.charts_for(run_doc)
+    if png and png in drawn:
         from ..core.files import write_bytes_atomic
 
-        write_bytes_atomic(folder / png, charts.charts_for(run_doc)[png])
+        write_bytes_atomic(folder / png, drawn[png])
         made.append(folder / png)
     written(*made)

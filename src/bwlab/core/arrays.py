@@ -3,8 +3,9 @@ __cuda_array_interface__ or DLPack, seen as a data pointer, a shape, strides in 
 (negative allowed), an element size and a device; plus the caller's stream."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -168,3 +169,68 @@ def keep_latest(make):
         holder["r"] = make()
 
     return run, (lambda: as_cupy(holder["r"]))
+
+
+# --- the fast path of repeated calls ------------------------------------------------------
+
+def signature(a) -> Optional[tuple]:
+    """(kind, shape, strides, dtype, device, pointer) read straight off a torch tensor or a CuPy
+    array (None for anything else, which takes the general path)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and type(a) is torch.Tensor:
+        return ("torch", a.shape, a.stride(), a.dtype, a.get_device(), a.data_ptr())
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and type(a) is cupy.ndarray:
+        return ("cupy", a.shape, a.strides, a.dtype, a.device.id, a.data.ptr)
+    return None
+
+
+def current_stream(stream, kind: str, x, device: int) -> int:
+    """The raw stream a call runs on: `stream` if given, else the current stream of x's library."""
+    if stream is None and kind == "torch":
+        torch = sys.modules["torch"]
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+    if stream is None:
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    return stream_ptr(stream, as_operand(x, "x"))
+
+
+def on_device(device: int, runner, xp: int, op: int, stream: int) -> None:
+    """runner(xp, op, stream) with `device` current (switching only when it is not)."""
+    import cupy
+
+    if cupy.cuda.runtime.getDevice() == device:
+        runner(xp, op, stream)
+    else:
+        with cupy.cuda.Device(device):
+            runner(xp, op, stream)
+
+
+def check_out(out: Operand, x: Operand, want: tuple[int, ...]) -> None:
+    """A result array given by the caller: same kind, dtype and device as x, shape want,
+    C-contiguous; TypeError/ValueError naming what differs."""
+    if out.kind != x.kind:
+        raise TypeError(f"out is a {out.kind} array but x is {x.kind}; pass the same kind")
+    if out.dtype != x.dtype:
+        raise TypeError(f"out has dtype {out.dtype}, x has {x.dtype}")
+    if out.shape != want:
+        raise ValueError(f"out must have shape {want}, got {out.shape}")
+    if out.device != x.device:
+        raise ValueError(f"out is on GPU {out.device}, x on GPU {x.device}")
+    if not is_dense(out.shape, out.strides):
+        raise ValueError("out must be C-contiguous")
+
+
+def new_result(kind: str, x, shape: tuple[int, ...], device: int):
+    """A new C-contiguous result of x's kind and dtype on its device (the fast path's allocation)."""
+    if kind == "torch":
+        return x.new_empty(shape)
+    import cupy
+
+    if kind == "cupy" and type(x) is cupy.ndarray:
+        with cupy.cuda.Device(device):
+            return cupy.empty(shape, dtype=x.dtype)
+    return new_like(as_operand(x, "x"), shape)

@@ -111,13 +111,15 @@ def _driver():
 class PackedLaunch:
     """One kernel with its grid, block and arguments packed into a C struct once: a call
     rewrites the leading arguments (the data pointers) and calls cuLaunchKernel, about a
-    microsecond of host work. args: (C type name, value) pairs; types "ptr", "u64", "i64", "i32";
-    shared: dynamic shared memory bytes. Calls are serialised by a lock, so threads may share one."""
+    microsecond of host work. args: (C type name, value) pairs; types "ptr", "u64", "i64", "i32",
+    and "bytes" (a struct passed by value, given as its bytes); shared: dynamic shared memory
+    bytes. Calls are serialised by a lock, so threads may share one."""
 
     def __init__(self, fn, grid, block, args, shared: int = 0):
-        fields = [(f"a{i}", _C_TYPES[t]) for i, (t, _) in enumerate(args)]
+        fields = [(f"a{i}", ctypes.c_uint8 * len(v) if t == "bytes" else _C_TYPES[t])
+                  for i, (t, v) in enumerate(args)]
         struct = type("Args", (ctypes.Structure,), {"_fields_": fields})
-        self._args = struct(*[v for _, v in args])
+        self._args = struct(*[(ctypes.c_uint8 * len(v))(*v) if t == "bytes" else v for t, v in args])
         base = ctypes.addressof(self._args)
         self._params = (ctypes.c_void_p * len(args))(*[base + getattr(struct, f"a{i}").offset
                                                       for i in range(len(args))])

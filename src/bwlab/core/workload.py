@@ -260,3 +260,8 @@ class Workload(ABC):
     def tables(self, run) -> list[TableData]:
         """Tables of this workload's own, after the procedure's standard ones."""
         return []
+
+    def charts(self, run) -> dict[str, bytes]:
+        """Charts of this workload's own for a run (file name -> PNG bytes); a variants sweep
+        writes its "heatmap.png" from here."""
+        return {}

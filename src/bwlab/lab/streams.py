@@ -40,7 +40,10 @@ PIPELINE_MIB = 256           # bytes copied in (and out) by the pipeline
 PIPELINE_CHUNKS = 16
 PIPELINE_STREAMS = (1, 2, 4, 8)
 PIPELINE_REPS = 3
-COMPUTE_RATIO = 1.0          # compute time per chunk / copy-in time per chunk
+# compute time per chunk / copy-in time per chunk. Above 1, so compute is the busiest stage even
+# while copies in and out share the PCIe link (both directions at once are slower than each alone,
+# which the ideal, built from stages timed alone, does not count); at 1 the pipeline is link-bound.
+COMPUTE_RATIO = 1.5
 CHILD_TIMEOUT_S = 300
 NAMES = tuple(s.name for s in SCENARIOS)
 
@@ -254,17 +257,24 @@ def _child_main() -> None:
 
 # --- the copy-compute-copy pipeline ---------------------------------------------------------
 
-def _median_ms(issue: Callable, stream, reps: int = 5) -> float:
-    """Median time of one op issued alone on one stream (events around it)."""
+def _median_ms(issue: Callable, stream, reps: int = 5, other=None) -> float:
+    """Median time of one op issued alone on one stream (events around it); with `other`, issue
+    gets both streams, other waits for the start and is joined before the stop."""
     import cupy
 
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    issue(stream)
-    stream.synchronize()
+    start, stop, join = cupy.cuda.Event(), cupy.cuda.Event(), cupy.cuda.Event(disable_timing=True)
+    args = (stream,) if other is None else (stream, other)
+    issue(*args)
+    cupy.cuda.runtime.deviceSynchronize()
     samples = []
     for _ in range(reps):
         start.record(stream)
-        issue(stream)
+        if other is not None:
+            other.wait_event(start)
+        issue(*args)
+        if other is not None:
+            join.record(other)
+            stream.wait_event(join)
         stop.record(stream)
         stop.synchronize()
         samples.append(cupy.cuda.get_elapsed_time(start, stop))
@@ -276,11 +286,11 @@ class _Pipeline:
 
     THREADS = 256
 
-    def __init__(self, spec, total_mib: int, chunks: int, compute_ratio: float, log: Callable):
+    def __init__(self, spec, total_mib: int, chunks: int, compute_ratio: float, log: Callable, streams: int = 1):
         import cupy
         import cupyx
 
-        self.spec, self.chunks = spec, chunks
+        self.spec, self.chunks, self.ratio = spec, chunks, compute_ratio
         self.chunk = total_mib * (1 << 20) // 4 // chunks  # floats per chunk
         if self.chunk < 1:
             raise ValueError(f"{total_mib} MiB cannot be cut into {chunks} chunks")
@@ -303,7 +313,7 @@ class _Pipeline:
         self.gate_stamps = cupy.zeros((1, 4), cupy.uint64)
         self.clock = cupy.zeros(2, cupy.uint64)
         self.stamp = launch.PackedLaunch(self.stamp_fn, (1, 1, 1), (32, 1, 1), [("ptr", self.clock.data.ptr)])
-        self.calibrate(compute_ratio, log)
+        self.calibrate(compute_ratio, log, streams)
 
     def kernels(self, iters: int) -> list:
         return [launch.PackedLaunch(self.fn, (self.grid, 1, 1), (self.THREADS, 1, 1),
@@ -327,9 +337,37 @@ class _Pipeline:
         rt.memcpyAsync(self.host[memory][1].ctypes.data + off, self.d_out.data.ptr + off, self.chunk_bytes,
                        rt.memcpyDeviceToHost, stream_ptr)
 
-    def calibrate(self, ratio: float, log: Callable) -> None:
-        """Stage times of one chunk, each alone; the FMA count that makes compute take
-        ratio x the copy-in time of a chunk (pinned)."""
+    def total_ms(self, stage: Callable, memory: str, streams: list, reps: int = 3) -> float:
+        """Median time of one stage over every chunk (chunk i on streams[i mod n]), nothing else
+        running: what the busiest stage takes in the pipeline at best. Chunk kernels on several
+        streams overlap one another's first and last blocks, so this can be less than chunks x
+        one chunk timed alone."""
+        import cupy
+
+        s0 = streams[0]
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        joins = [cupy.cuda.Event(disable_timing=True) for _ in streams[1:]]
+
+        def once() -> float:
+            start.record(s0)
+            for s in streams[1:]:
+                s.wait_event(start)
+            for i in range(self.chunks):
+                stage(memory, i, streams[i % len(streams)].ptr)
+            for j, s in zip(joins, streams[1:]):
+                j.record(s)
+                s0.wait_event(j)
+            stop.record(s0)
+            stop.synchronize()
+            return cupy.cuda.get_elapsed_time(start, stop)
+
+        once()
+        return statistics.median(once() for _ in range(reps))
+
+    def calibrate(self, ratio: float, log: Callable, nstreams: int = 1) -> None:
+        """Stage times of one chunk, each alone (and the two copies at once); the FMA count
+        that makes compute take ratio x the copy-in time of a chunk (pinned); each stage over
+        all chunks on nstreams streams, alone."""
         import cupy
 
         s = cupy.cuda.Stream(non_blocking=True)
@@ -338,6 +376,11 @@ class _Pipeline:
         for memory in ("pinned", "pageable"):
             self.stages[memory] = {"t_in_ms": _median_ms(lambda st: self.copy_in(memory, 0, st.ptr), s),
                                    "t_out_ms": _median_ms(lambda st: self.copy_out(memory, 0, st.ptr), s)}
+        # one chunk in and one out at the same time, on two streams: what the copies of a full
+        # pipeline do, sharing the link (pinned only: pageable copies cannot overlap)
+        s2 = cupy.cuda.Stream(non_blocking=True)
+        self.stages["pinned"]["t_both_ms"] = _median_ms(
+            lambda a, b: (self.copy_in("pinned", 0, a.ptr), self.copy_out("pinned", 0, b.ptr)), s, other=s2)
         target = ratio * self.stages["pinned"]["t_in_ms"]
         iters = 256
         for _ in range(3):  # the kernel's time is nearly proportional to iters once compute-bound
@@ -347,9 +390,17 @@ class _Pipeline:
         self.iters = iters
         self.launches = self.kernels(iters)
         t_c = _median_ms(lambda st: self.launches[0](st.ptr), s)
-        for st in self.stages.values():
+        log("pipeline: stage totals")
+        streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(max(1, nstreams))]
+        total_c = self.total_ms(lambda memory, i, ptr: self.launches[i](ptr), "pinned", streams)
+        self.total_streams = len(streams)
+        for memory, st in self.stages.items():
             st["t_compute_ms"] = t_c
-            st["ideal_ms"] = A.pipeline_ideal_ms(st["t_in_ms"], t_c, st["t_out_ms"], self.chunks)
+            st["total_in_ms"] = self.total_ms(self.copy_in, memory, streams)
+            st["total_compute_ms"] = total_c
+            st["total_out_ms"] = self.total_ms(self.copy_out, memory, streams)
+            st["ideal_ms"] = A.pipeline_ideal_ms(st["t_in_ms"], t_c, st["t_out_ms"], self.chunks,
+                                                 (st["total_in_ms"], total_c, st["total_out_ms"]))
             st["serial_ms"] = self.chunks * (st["t_in_ms"] + t_c + st["t_out_ms"])
             for k in list(st):
                 st[k] = _float(st[k]) if st[k] >= 1 else round(float(st[k]), 6)
@@ -368,7 +419,8 @@ class _Pipeline:
 
     def data(self) -> dict:
         return {"chunks": self.chunks, "chunk_bytes": self.chunk_bytes, "total_bytes": self.n * 4,
-                "iters": self.iters, "grid": self.grid, "threads": self.THREADS, **self.stages}
+                "iters": self.iters, "grid": self.grid, "threads": self.THREADS, "compute_ratio": self.ratio,
+                "total_streams": self.total_streams, **self.stages}
 
     def once(self, memory: str, streams: list, gate_us: float) -> dict:
         """One pass over all chunks, chunk i on stream i mod len(streams); ops and total time."""
@@ -442,7 +494,7 @@ def run_pipeline(spec, total_mib: int = PIPELINE_MIB, chunks: int = PIPELINE_CHU
     """Every (streams, memory) case of the pipeline: (cases, data with the stage times)."""
     import cupy
 
-    p = _Pipeline(spec, total_mib, chunks, compute_ratio, log)
+    p = _Pipeline(spec, total_mib, chunks, compute_ratio, log, max(stream_counts))
     gate_us = max(2000.0, 150.0 * chunks)
     cases = []
     for memory in ("pinned", "pageable"):

@@ -103,11 +103,20 @@ def _configs_sweep(procedure: str, w: Workload, specs_blocks, case: Case, reps: 
             try:
                 _measure(w, spec, case, x, w.copy_of(x) if spec.copies else expected, block, reps, warmup,
                          flush, rec, checked_small)
+                rec.resources = _resources(spec, tuple(rec.block or block), case.dtype, dev.arch)
             except ValueError as exc:  # refused at this shape (a grid limit)
                 rec.notes.append(f"skipped: {str(exc).split(': ', 1)[-1]}")
     except KeyboardInterrupt:
         return _finish(run, complete=False)
     return _finish(run)
+
+
+def _resources(spec: KernelSpec, block, dtype: str, arch: str) -> Optional[dict]:
+    """The compiler's report for the instantiation a record ran (registers, shared memory, spills)."""
+    from dataclasses import asdict
+
+    res = launch.build_for(spec.source, arch).resources.get(spec.expression(dtype, block))
+    return asdict(res) if res is not None else None
 
 
 def block_sweep(w: Workload, kernels: Optional[list[str]] = None, blocks=DEFAULT_BLOCKS,

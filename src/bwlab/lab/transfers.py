@@ -5,7 +5,9 @@ the same kinds timed as peers in the same run.
 Every transfer is timed the same way, whichever library issues it: a CUDA event before and
 after it on its stream (other streams of the transfer wait on the first event and are joined
 before the second), then a wait for the second event; the event pair gives the GPU time, the
-host clock around the whole gives the time a caller waits (latency). GB/s counts the bytes
+host clock around the whole gives the time a caller waits (latency). bwlab's and torch's copies
+of the same kind and size take turns, one repetition each (the first alternating), so a drift of
+the link or the host during the run weighs on both alike. GB/s counts the bytes
 that cross the link once: one copy of size bytes moves size bytes; both directions at once
 move 2 x size; device to device reads and writes 2 x size (as every bwlab GB/s does).
 """
@@ -24,6 +26,7 @@ MIN_SIZE, MAX_SIZE = 4 * KIB, GIB
 GOAL_SIZE = 64 * MIB    # the bandwidth goal is judged from here up (below, latency dominates)
 GOAL_RATIO = 0.95       # pinned copies at least 95% of torch's GB/s
 REPS, WARMUP = 50, 2
+MIN_REPS = 10           # even the biggest copies: enough for a median the 5% goal can be judged on
 LIBRARY = "cudaMemcpyAsync"  # bwlab's rows: the CUDA runtime through CuPy
 # mode -> (direction, memory, bytes moved per byte of size)
 MODES = {
@@ -68,15 +71,16 @@ def sizes(max_size: int = MAX_SIZE, min_size: int = MIN_SIZE) -> list[int]:
 
 
 def reps_for(size: int, reps: int) -> int:
-    """Fewer repetitions for big copies (about the time of `reps` copies of 64 MiB), at least 5."""
-    return max(5, min(reps, int(reps * GOAL_SIZE / size)))
+    """Fewer repetitions for big copies (about the time of `reps` copies of 64 MiB), at least
+    MIN_REPS (or reps, when fewer were asked for)."""
+    return max(min(MIN_REPS, reps), min(reps, int(reps * GOAL_SIZE / size)))
 
 
 # --- timing -------------------------------------------------------------------------------
 
-def time_transfer(issue: Callable[[], None], streams: list[int], reps: int, warmup: int = WARMUP):
-    """(GPU time, host time) of issue() as Timing objects, in ms; streams: raw handles, the
-    first carries the events, the others wait on it and are joined back."""
+def _timed_once(issue: Callable[[], None], streams: list[int]) -> Callable[[], tuple[float, float]]:
+    """A function that issues one transfer between two events and waits for it: (GPU ms, host ms).
+    streams: raw handles, the first carries the events, the others wait on it and are joined back."""
     import cupy
 
     rt = cupy.cuda.runtime
@@ -84,6 +88,7 @@ def time_transfer(issue: Callable[[], None], streams: list[int], reps: int, warm
     joins = [cupy.cuda.Event(disable_timing=True) for _ in streams[1:]]
 
     def once():
+        t0 = time.perf_counter()
         rt.eventRecord(start.ptr, streams[0])
         for s in streams[1:]:
             rt.streamWaitEvent(s, start.ptr, 0)
@@ -93,16 +98,26 @@ def time_transfer(issue: Callable[[], None], streams: list[int], reps: int, warm
             rt.streamWaitEvent(streams[0], j.ptr, 0)
         rt.eventRecord(stop.ptr, streams[0])
         rt.eventSynchronize(stop.ptr)
+        return rt.eventElapsedTime(start.ptr, stop.ptr), (time.perf_counter() - t0) * 1e3
 
-    for _ in range(max(0, warmup)):
-        once()
-    gpu, host = [], []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        once()
-        host.append((time.perf_counter() - t0) * 1e3)
-        gpu.append(rt.eventElapsedTime(start.ptr, stop.ptr))
-    return timing.stats(gpu), timing.stats(host)
+    return once
+
+
+def time_transfers(ops: list, reps: int, warmup: int = WARMUP) -> list:
+    """[(GPU time, host time) as Timing objects, in ms] for each (issue, streams) in ops, their
+    repetitions taking turns (one each, the first of every round alternating)."""
+    onces = [_timed_once(issue, streams) for issue, streams in ops]
+    for once in onces:
+        for _ in range(max(0, warmup)):
+            once()
+    samples: list = [([], []) for _ in onces]
+    for r in range(reps):
+        order = range(len(onces)) if r % 2 == 0 else reversed(range(len(onces)))
+        for i in order:
+            g, h = onces[i]()
+            samples[i][0].append(g)
+            samples[i][1].append(h)
+    return [(timing.stats(g), timing.stats(h)) for g, h in samples]
 
 
 # --- the buffers and what each library calls --------------------------------------------------
@@ -285,7 +300,8 @@ def run_transfers(size_list: list[int], reps: int = REPS, warmup: int = WARMUP, 
     modes = [m for m in MODES if not m.startswith("P2P") or ndev > 1]
     max_size = max(size_list)
     config = {"procedure": "transfers", "workload": "transfers", "sizes": list(size_list), "reps": reps,
-              "warmup": warmup, "modes": modes, "goal_size": GOAL_SIZE, "goal_ratio": GOAL_RATIO, "gpus": ndev}
+              "warmup": warmup, "modes": modes, "goal_size": GOAL_SIZE, "goal_ratio": GOAL_RATIO, "gpus": ndev,
+              "peers_interleaved": True}
     run = Run(spec.to_dict(), environment(), config, created=dt.datetime.now().isoformat(timespec="seconds"),
               command=command, complete=False)
     log("allocating host and device buffers")
@@ -301,17 +317,17 @@ def run_transfers(size_list: list[int], reps: int = REPS, warmup: int = WARMUP, 
         n = reps_for(size, reps)
         for mode in modes:
             log(f"{mode}, {size_text(size)}")
-            issue, streams = mine.op(mode, size)
-            gpu, host = time_transfer(issue, streams, n, warmup)
+            ops = [mine.op(mode, size)]
+            if mode in TORCH_MODES and theirs is not None:
+                ops.append(theirs.op(mode, size))
+            timed = time_transfers(ops, n, warmup)
             notes = [mine.peer_note] if mode.startswith("P2P") and mine.peer_note else []
-            run.records.append(_record(mode, LIBRARY, size, gpu, host, mine.check(mode, size), notes))
+            run.records.append(_record(mode, LIBRARY, size, *timed[0], mine.check(mode, size), notes))
             if mode in TORCH_MODES:
                 if theirs is None:
                     run.records.append(_record(mode, "torch", size, notes=[f"skipped: {why_not}"]))
                 else:
-                    issue, streams = theirs.op(mode, size)
-                    gpu, host = time_transfer(issue, streams, n, warmup)
-                    run.records.append(_record(mode, "torch", size, gpu, host))
+                    run.records.append(_record(mode, "torch", size, *timed[1]))
         on_record(run)
     run.complete = True
     return run

@@ -21,7 +21,7 @@ MD_FILE = "report.md"
 
 
 def title(run: Run) -> str:
-    return (f"bwlab {run.workload} {run.procedure}: {run.device['name']}"
+    return (" ".join(p for p in ("bwlab", run.workload, run.procedure) if p) + f": {run.device['name']}"
             + ("" if run.complete else " (INCOMPLETE: interrupted)"))
 
 
@@ -30,8 +30,26 @@ def header(run: Run) -> list[tuple[str, str]]:
     return [("created", run.created or "-"), ("command", run.command or "-"), ("environment", env or "-")]
 
 
+# The claims ledger (procedure "claims") has tables and charts of its own.
+def _tables(run: Run) -> list[TableData]:
+    if run.procedure == "claims":
+        from . import ledger
+        return ledger.tables(run)
+    return tables_for(run)
+
+
+def _charts(run: Run) -> dict[str, bytes]:
+    if run.procedure == "claims":
+        from . import ledger
+        return ledger.charts(run)
+    return charts.charts_for(run)
+
+
 def output_names(run: Run) -> list[str]:
     """The files write_markdown creates."""
+    if run.procedure == "claims":
+        from . import ledger
+        return [MD_FILE, *ledger.chart_names(run)]
     return [MD_FILE, *charts.charts_for_names(run)]
 
 
@@ -56,7 +74,7 @@ def markdown(run: Run, chart_names) -> str:
     parts += [f"- {k}: `{v}`" if k == "command" else f"- {k}: {_md(v)}" for k, v in header(run)]
     parts += ["", _md(BW_NOTE), ""]
     parts += [f"![{Path(n).stem}]({n})\n" for n in chart_names]
-    for t in tables_for(run):
+    for t in _tables(run):
         parts += [md_table(t), ""]
     return "\n".join(parts)
 
@@ -64,7 +82,7 @@ def markdown(run: Run, chart_names) -> str:
 def write_markdown(run: Run, folder) -> Path:
     """report.md and its charts, written into folder (the caller decides what may be replaced)."""
     folder = Path(folder)
-    pngs = charts.charts_for(run)
+    pngs = _charts(run)
     for name, data in pngs.items():
         write_bytes_atomic(folder / name, data)
     return write_text_atomic(folder / MD_FILE, markdown(run, list(pngs)))
@@ -91,10 +109,10 @@ def html_table(t: TableData) -> str:
 def html_page(run: Run) -> str:
     """One file, images embedded as data URIs: it can be mailed or opened anywhere."""
     imgs = "".join(f"<figure><img alt='{html.escape(Path(n).stem)}' src='data:image/png;base64,"
-                   f"{base64.b64encode(d).decode()}'></figure>" for n, d in charts.charts_for(run).items())
+                   f"{base64.b64encode(d).decode()}'></figure>" for n, d in _charts(run).items())
     head = "".join(f"<dt>{html.escape(k)}</dt><dd>{'<code>' + html.escape(v) + '</code>' if k == 'command' else html.escape(v)}</dd>"
                    for k, v in header(run))
-    body = "".join(html_table(t) for t in tables_for(run))
+    body = "".join(html_table(t) for t in _tables(run))
     t = html.escape(title(run))
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{t}</title><style>{STYLE}</style></head>"
             f"<body><h1>{t}</h1><dl>{head}</dl><p class='note'>{html.escape(BW_NOTE)}</p>{imgs}{body}</body></html>")

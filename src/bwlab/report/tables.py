@@ -180,16 +180,18 @@ def counters_table(run: Run) -> TableData:
 def roofline_table(points) -> TableData:
     flops = any(p.flops for p in points)
     cols = [L("kernel"), C("GB/s"), C("% peak"), C("% meas.")]
-    cols += [C("FLOP"), C("I"), C("GFLOP/s"), C("% FP32 peak"), C("% FP32 meas.")] if flops else []
+    cols += [C("FLOP"), C("I"), C("I ideal"), C("GFLOP/s"), C("% FP32 peak"), C("% FP32 meas.")] if flops else []
     cols += [L("bound"), L("diagnosis", True)]
     caption = ("% of the theoretical peak / of the ceiling measured in the same run" +
-               ("; I = FLOP per DRAM byte (profiled bytes when counters exist, else the ideal bytes)" if flops else
+               ("; I = FLOP per DRAM byte (profiled bytes when counters exist, else the ideal bytes); I ideal = "
+                "FLOP per useful byte (read + written once)" if flops else
                 "; no kernel here does floating-point work, so only the bandwidth roof applies"))
     t = TableData("roofline: where each kernel sits, and what bounds it", cols, caption=caption)
     for p in points:
         cells = [p.name, num(p.gbs), pct(p.pct_bw_peak), pct(p.pct_bw_measured)]
         if flops:
-            cells += [count(p.flops), f"{p.intensity:.3g}", num(p.gflops), pct(p.pct_flops_peak),
+            cells += [count(p.flops), f"{p.intensity:.3g}", f"{p.ideal_intensity:.3g}", num(p.gflops),
+                      pct(p.pct_flops_peak),
                       pct(p.pct_flops_measured)]
         cells += [p.verdict.bound, p.verdict.text]
         t.add(*cells)

@@ -209,14 +209,18 @@ def pipeline_table(scn: dict) -> TableData:
     for memory in ("pinned", "pageable"):
         x = d.get(memory)
         if x:
+            both = f", in and out at once {x['t_both_ms']:.3f} ms" if x.get("t_both_ms") else ""
+            tot = (f"; all chunks, each stage on its own: {x['total_in_ms']:.2f} ms in, {x['total_compute_ms']:.2f} ms "
+                   f"compute, {x['total_out_ms']:.2f} ms out" if x.get("total_compute_ms") else "")
             cap.append(f"{memory}: one chunk alone takes {x['t_in_ms']:.3f} ms in, {x['t_compute_ms']:.3f} ms "
-                       f"compute, {x['t_out_ms']:.3f} ms out; ideal {x['ideal_ms']:.2f} ms")
+                       f"compute, {x['t_out_ms']:.3f} ms out{both}{tot}; ideal {x['ideal_ms']:.2f} ms")
+    ratio = f", compute {d['compute_ratio']:g}x the copy-in time" if d.get("compute_ratio") else ""
     t = TableData(f"pipeline: {d.get('total_bytes', 0) / (1 << 20):.0f} MiB in {d.get('chunks', '?')} chunks, "
-                  f"{d.get('iters', '?')} FMAs per element",
+                  f"{d.get('iters', '?')} FMAs per element{ratio}",
                   [C("streams"), L("host memory"), C("ms (median)"), C("ideal ms"), C("over ideal"),
                    C("x 1 stream"), L("correct")],
-                  caption="ideal = the busiest stage over all chunks + one chunk of each other stage (stages timed "
-                          "alone). " + "; ".join(cap))
+                  caption="ideal = the busiest stage over all chunks (measured on its own, chunks on the most "
+                          "streams) + one chunk of each other stage (timed alone). " + "; ".join(cap))
     one = {c["metrics"]["memory"]: c["metrics"]["total_ms"] for c in scn["cases"]
            if c.get("metrics", {}).get("streams") == 1 and c["metrics"].get("total_ms")}
     for c in scn["cases"]:
@@ -264,6 +268,59 @@ def streams_markdown(doc: dict, chart_names) -> str:
     if any(s["name"] != "pipeline" for s in doc["scenarios"]):
         parts += [md_table(cases_table(doc)), ""]
     return "\n".join(parts)
+
+
+def streams_html(doc: dict) -> str:
+    """One self-contained page: verdicts, then per scenario its claim, verdict and charts (embedded)."""
+    import base64
+    import html
+
+    from .document import STYLE, html_table
+
+    e = html.escape
+    pngs = streams_charts(doc)
+
+    def img(name: str) -> str:
+        if name not in pngs:
+            return ""
+        data = base64.b64encode(pngs[name]).decode()
+        return f"<figure><img alt='{e(name)}' src='data:image/png;base64,{data}'></figure>"
+
+    t = e(f"bwlab streams: {doc['device']['name']}"
+          + ("" if doc.get("complete", True) else " (INCOMPLETE: interrupted)"))
+    parts = [f"<h1>{t}</h1><dl><dt>created</dt><dd>{e(doc.get('created') or '-')}</dd><dt>command</dt>"
+             f"<dd><code>{e(doc.get('command') or '-')}</code></dd></dl>", html_table(verdict_table(doc))]
+    for s in doc["scenarios"]:
+        v = s.get("verdict") or {}
+        parts += [f"<h2>{e(s.get('title', s['name']))} ({e(s['name'])})</h2><p>Claim: {e(s.get('claim', ''))}</p>"
+                  f"<p>Measured (claim holds: {_holds(v.get('holds'))}): {e(v.get('text', ''))}</p>",
+                  img(f"gantt-{s['name']}.png")]
+        if s["name"] == "pipeline":
+            parts += [img("pipeline.png"), html_table(pipeline_table(s))]
+    if any(s["name"] != "pipeline" for s in doc["scenarios"]):
+        parts.append(html_table(cases_table(doc)))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{t}</title><style>{STYLE}</style></head>"
+            f"<body>{''.join(parts)}</body></html>")
+
+
+STREAMS_CSV = ("scenario", "case", "op", "lane", "kind", "group", "start_us", "end_us", "clock", "sms")
+
+
+def streams_csv(doc: dict) -> str:
+    """One row per op of every measured timeline."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(STREAMS_CSV)
+    for s in doc["scenarios"]:
+        for c in s["cases"]:
+            for o in c.get("ops") or []:
+                sms = len(o["sms"]) if "sms" in o else o.get("sm_count", "")
+                w.writerow([s["name"], c["label"], o["name"], o.get("lane", ""), o.get("kind", ""), o.get("group", ""),
+                            o["start_us"], o["end_us"], o.get("clock", ""), sms])
+    return buf.getvalue()
 
 
 # --- transfers ---------------------------------------------------------------------------------
@@ -390,3 +447,61 @@ def write_transfers(run: Run, folder) -> list[Path]:
     folder = Path(folder)
     chart = write_bytes_atomic(folder / "transfers.png", transfers_chart(run))
     return [chart, write_text_atomic(folder / REPORT, transfers_markdown(run, [chart.name]))]
+
+
+def transfers_html(run: Run) -> str:
+    """One self-contained page: the chart embedded, then the tables."""
+    import base64
+    import html
+
+    from .document import STYLE, html_table
+
+    e = html.escape
+    t = e(f"bwlab transfers: {run.device['name']}" + ("" if run.complete else " (INCOMPLETE: interrupted)"))
+    chart = base64.b64encode(transfers_chart(run)).decode()
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{t}</title><style>{STYLE}</style></head>"
+            f"<body><h1>{t}</h1><dl><dt>created</dt><dd>{e(run.created or '-')}</dd><dt>command</dt>"
+            f"<dd><code>{e(run.command or '-')}</code></dd></dl><p class='note'>{e(TRANSFERS_NOTE)}</p>"
+            f"<figure><img alt='transfers' src='data:image/png;base64,{chart}'></figure>"
+            + "".join(html_table(x) for x in transfers_tables(run)) + "</body></html>")
+
+
+# --- `bwlab report` for these documents: the same four calls as report.document -----------------
+
+def load_document(path):
+    """A saved results file for `bwlab report`: a Run, or a streams document (a dict)."""
+    import json
+
+    from ..core.results import load as load_run
+    from ..lab import streams
+
+    try:
+        schema = json.loads(Path(path).read_text()).get("schema")
+    except (OSError, ValueError, AttributeError):
+        schema = None  # load_run says what is wrong, in one line
+    return streams.load(path) if schema == streams.SCHEMA else load_run(path)
+
+
+def renders(doc) -> bool:
+    """Documents drawn here rather than by report.document: streams documents, transfers runs."""
+    return isinstance(doc, dict) or doc.procedure == "transfers"
+
+
+def output_names(doc) -> list[str]:
+    return [REPORT, *(streams_chart_names(doc) if isinstance(doc, dict) else ["transfers.png"])]
+
+
+def write_markdown(doc, folder) -> Path:
+    """report.md and its charts, as bwlab streams and bwlab transfers write them."""
+    return (write_streams(doc, folder) if isinstance(doc, dict) else write_transfers(doc, folder))[-1]
+
+
+def write_html(doc, target) -> Path:
+    return write_text_atomic(Path(target), streams_html(doc) if isinstance(doc, dict) else transfers_html(doc))
+
+
+def write_csv(doc, target) -> Path:
+    """Streams: one row per op of every timeline; transfers: one row per record."""
+    from .document import csv_text
+
+    return write_text_atomic(Path(target), streams_csv(doc) if isinstance(doc, dict) else csv_text(doc))

@@ -7,7 +7,7 @@ import importlib
 
 from ..core.workload import Workload
 
-NAMES = ("transpose", "softmax", "matmul")
+NAMES = ("transpose", "softmax", "matmul", "permute")
 
 
 def get(name: str) -> Workload:

@@ -1,12 +1,13 @@
 """A quick look at the matmul ladder on this GPU, without the lab's full procedure:
 
-    PYTHONPATH=src python3 -m bwlab.workloads.matmul.quick [--variants] [--sizes 2048,4096,8192]
+    PYTHONPATH=src python3 -m bwlab.workloads.matmul.quick [--variants] [--kernels A,B] [--sizes 2048,4096,8192]
 
 Each kernel is checked (float64 reference on the GPU, the workload's tolerance) at each size
 before it is timed (CUDA events, median of a few repetitions, no L2 flush: every size here
 is compute-bound); TFLOP/s = 2 M N K / median time. cuBLAS SGEMM through torch (TF32 off) and
 CuPy in the same run; TF32 is another precision. The slow teaching rungs run at 4096 and
-below only. --variants times the coarsening study's configurations at 4096 instead.
+below only. --variants times the coarsening study's configurations at 4096 instead; --kernels
+times the named ladder kernels or variants only.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="2048,4096,8192")
     ap.add_argument("--variants", action="store_true")
+    ap.add_argument("--kernels", default="", help="ladder kernels or variants, comma-separated (a name ending "
+                    "in * matches by prefix)")
     opts = ap.parse_args(argv)
     import cupy
 
@@ -43,6 +46,10 @@ def main(argv=None) -> int:
     print(f"{cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {arch}; built in {time.time() - t0:.0f} s",
           flush=True)
     specs = list(W.variants()) if opts.variants else list(W.kernels())
+    if opts.kernels:
+        every = list(W.kernels()) + list(W.variants())
+        pats = opts.kernels.split(",")
+        specs = [k for k in every if any(k.name == p or (p.endswith("*") and k.name.startswith(p[:-1])) for p in pats)]
     sizes = [4096] if opts.variants else [int(s) for s in opts.sizes.split(",")]
     peers = [p for p in W.peers() if p.name != "bwlab"]
     table: dict[str, dict[int, str]] = {}
@@ -88,7 +95,7 @@ def main(argv=None) -> int:
     for s in specs:
         b = build.compile_source(s.source, [s.expression("float32", s.block)], arch)
         r = b.resources.get(s.expression("float32", s.block))
-        regs[s.name] = f"{r.registers}r {r.smem_bytes // 1024}K" if r else ""
+        regs[s.name] = f"{r.registers}r {(r.smem_bytes + s.shared) // 1024}K" if r else ""  # static + dynamic
     w = max(len(k) for k in table) + 2
     print("\nTFLOP/s = 2 M N K / median time (M = N = K), (% of the best cuBLAS SGEMM peer, TF32 off)")
     print(f"{'kernel':{w}}" + "".join(f"{n:>16}" for n in sizes) + "   regs smem")

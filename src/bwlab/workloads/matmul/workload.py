@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...core.table import Column, TableData, num, pct
 from ...core.workload import Case, Prepared, Workload
-from . import cases, catalog, launch, peers, reference
+from . import cases, catalog, launch, peers, reference, study
 from .catalog import OP
 
 
@@ -110,15 +110,23 @@ class MatmulWorkload(Workload):
 
     # --- bench -----------------------------------------------------------------------------
     def explain(self, inputs, case: Optional[Case] = None) -> str:
-        spec = self.kernel(catalog.BEST)
-        return f"{spec.name} ({spec.template}): {spec.lesson}"
+        spec = peers.api_kernel(case) if case is not None else self.kernel(catalog.BEST)
+        why = "" if spec.name == catalog.BEST else "C has fewer 128 x 128 tiles than the GPU has SMs; "
+        return f"{spec.name} ({spec.template}): {why}{spec.lesson}"
 
     def goals(self, case: Case, records) -> list[str]:
         return cases.goals(case, records)
 
     def tables(self, run):
-        """After a bench: bwlab's best kernel against cuBLAS SGEMM, case by case."""
-        if run.procedure != "bench" or run.workload != self.name:
+        """After a ladder: the rungs in TFLOP/s against cuBLAS; after a variants sweep: the
+        coarsening study; after a bench: bwlab's best kernel against cuBLAS SGEMM, case by case."""
+        if run.workload != self.name:
+            return []
+        if run.procedure == "ladder":
+            return [ladder_table(run)]
+        if run.procedure == "sweep-variants":
+            return [study.study_table(run), study.stops_table(run)]
+        if run.procedure != "bench":
             return []
         t = TableData("bwlab against cuBLAS SGEMM (TF32 off)",
                       [Column("M x N x K", "left"), Column("bwlab TFLOP/s"), Column("cuBLAS TFLOP/s"),
@@ -139,3 +147,28 @@ class MatmulWorkload(Workload):
                   num(ref[1] / 1e3) if ref else "-", pct(ratio), f">= {want:g}%" if want else "-",
                   num(tf32.gflops / 1e3) if tf32 else "-", flag=flag)
         return [t]
+
+    def charts(self, run):
+        if run.workload == self.name and run.procedure == "sweep-variants":
+            return {"heatmap.png": study.heatmap(run)}
+        return {}
+
+
+def ladder_table(run) -> TableData:
+    """The rungs in TFLOP/s, as % of cuBLAS SGEMM (TF32 off) and of the FP32 peak, with what each teaches."""
+    ref = cases.cublas_gflops(run.records)
+    peak = run.device.get("peak_fp32_gflops")
+    t = TableData(f"the matmul ladder in TFLOP/s, {'x'.join(map(str, run.config.get('shape', [])))} float32",
+                  [Column("kernel", "left"), Column("TFLOP/s"), Column("% cuBLAS"), Column("% FP32 peak"),
+                   Column("regs"), Column("what it teaches", "left", True)],
+                  caption=f"TFLOP/s = 2 M N K / median time; cuBLAS = {ref[0] if ref else 'none timed'} (SGEMM, "
+                          "TF32 off); the TF32 peer computes in another precision (10-bit mantissa inputs)")
+    for r in run.records:
+        if not r.flops or r.role == "ceiling" or r.kind == "cpu":
+            continue
+        tf = r.gflops / 1e3 if r.gflops and r.correct else None
+        t.add(r.name + (" (TF32)" if r.name.endswith("tf32") else ""), num(tf) if tf else "-",
+              pct(100 * r.gflops / ref[1]) if tf and ref else "-", pct(100 * r.gflops / peak) if tf and peak else "-",
+              str((r.resources or {}).get("registers", "")) if r.kind == "kernel" else "",
+              r.lesson or r.origin, flag="bad" if r.correct is False else "")
+    return t

@@ -112,11 +112,13 @@ def ms(us: float) -> str:
     return f"{us / 1e3:.2f} ms"
 
 
-def pipeline_ideal_ms(t_in: float, t_compute: float, t_out: float, chunks: int) -> float:
+def pipeline_ideal_ms(t_in: float, t_compute: float, t_out: float, chunks: int, totals=None) -> float:
     """Ideal time of a chunked copy-in, compute, copy-out pipeline (per-chunk stage times, ms),
     with one copy engine per direction working beside the SMs: the busiest stage over all
     chunks (the longer of total copy and total compute), plus one chunk of each other stage
-    (filling the pipeline before it and draining it after)."""
+    (filling the pipeline before it and draining it after). totals: each stage over all
+    chunks as measured on its own (in, compute, out); without them, chunks x one chunk."""
     stages = (t_in, t_compute, t_out)
-    busiest = max(stages)
-    return busiest * chunks + (sum(stages) - busiest)
+    totals = tuple(totals) if totals else tuple(chunks * t for t in stages)
+    busiest = max(range(3), key=lambda i: totals[i])
+    return totals[busiest] + sum(t for i, t in enumerate(stages) if i != busiest)

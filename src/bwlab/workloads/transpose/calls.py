@@ -11,12 +11,12 @@ repeated call costs a dictionary lookup, an allocation, an overlap test and a la
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ...core import launch as core_launch
-from ...core.arrays import Operand, as_operand, is_dense, new_like, stream_ptr
+from ...core.arrays import (Operand, as_operand, check_out, current_stream, new_result, on_device,
+                               signature)
 from . import plans
 
 for _source, _exprs in plans.expressions().items():
@@ -53,26 +53,13 @@ def _layout(x: Operand) -> plans.Layout:
     return plans.layout_of(x.shape, x.strides)
 
 
-def _check_out(out: Operand, x: Operand, want: tuple[int, ...]) -> None:
-    if out.kind != x.kind:
-        raise TypeError(f"out is a {out.kind} array but x is {x.kind}; pass the same kind")
-    if out.dtype != x.dtype:
-        raise TypeError(f"out has dtype {out.dtype}, x has {x.dtype}")
-    if out.shape != want:
-        raise ValueError(f"out must have shape {want}, got {out.shape}")
-    if out.device != x.device:
-        raise ValueError(f"out is on GPU {out.device}, x on GPU {x.device}")
-    if not is_dense(out.shape, out.strides):
-        raise ValueError("out must be C-contiguous")
-
-
 def _sm_count(device: int) -> int:
     from ...core.device import query
 
     return query(device).sm_count
 
 
-def _kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callable:
+def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callable:
     """run(x_ptr, out_ptr, stream) for a kernel choice, everything but the pointers packed once."""
     fn = core_launch.function(choice.source, choice.expression, device=x.device)
     blocks, threads = plans.launch_geometry(choice, lay.batch, lay.rows, lay.cols, _sm_count(x.device))
@@ -131,7 +118,7 @@ def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
         raise ValueError(f"x's data pointer is not aligned to its {x.itemsize}-byte elements")
     want = x.shape[:-2] + (lay.cols, lay.rows)
     if out is not None:
-        _check_out(out, x, want)
+        check_out(out, x, want)
     tuned = device_plan(x.device) if x.size else None
     choice = plans.choose(x.itemsize, lay, tuned, x.ptr % 16 == 0, out is None or out.ptr % 16 == 0)
     if choice.kind == "empty":
@@ -139,7 +126,7 @@ def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
     elif choice.kind == "copy":
         runner = _copy_runner(choice, lay, x.itemsize, x.nbytes)
     else:
-        runner = _kernel_runner(choice, lay, x)
+        runner = kernel_runner(choice, lay, x)
     lo, hi = x.span()
     return Plan(choice, want, x.device, lo - x.ptr, hi - x.ptr, x.size * x.itemsize, runner)
 
@@ -147,22 +134,10 @@ def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
 _plans: dict[tuple, Plan] = {}
 
 
-def _signature(a) -> Optional[tuple]:
-    """(kind, shape, strides, dtype, device, pointer) read straight off a torch tensor or a CuPy
-    array (None for anything else, which takes the general path)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and type(a) is torch.Tensor:
-        return ("torch", a.shape, a.stride(), a.dtype, a.get_device(), a.data_ptr())
-    cupy = sys.modules.get("cupy")
-    if cupy is not None and type(a) is cupy.ndarray:
-        return ("cupy", a.shape, a.strides, a.dtype, a.device.id, a.data.ptr)
-    return None
-
-
 def run(x, out=None, stream=None):
     """The transpose itself, without the torch operator around it (see api.transpose)."""
-    sx = _signature(x)
-    so = _signature(out) if out is not None else None
+    sx = signature(x)
+    so = signature(out) if out is not None else None
     if sx is not None and (out is None or so is not None) and sx[4] >= 0:
         key = (sx[:5], sx[5] % 16 == 0, None if so is None else (so[:5], so[5] % 16 == 0))
         p = _plans.get(key)
@@ -180,10 +155,10 @@ def run(x, out=None, stream=None):
             raise ValueError("out overlaps x; transposing in place is not supported")
         result = out
     else:
-        result = _new(obj_kind, x, p)
+        result = new_result(obj_kind, x, p.shape, p.device)
         op = result.data_ptr() if obj_kind == "torch" else result.data.ptr
     if p.choice.kind != "empty":
-        _on_device(p.device, p.run, xp, op, _stream(stream, obj_kind, x, p.device))
+        on_device(p.device, p.run, xp, op, current_stream(stream, obj_kind, x, p.device))
     return result
 
 
@@ -192,39 +167,6 @@ def _plan(x, out, xo: Optional[Operand] = None) -> Plan:
     xo = xo or as_operand(x, "x")
     oo = as_operand(out, "out") if out is not None else None
     return _make_plan(xo, oo)
-
-
-def _new(kind: str, x, p: Plan):
-    if kind == "torch":
-        return x.new_empty(p.shape)
-    import cupy
-
-    if kind == "cupy" and type(x) is cupy.ndarray:
-        with cupy.cuda.Device(p.device):
-            return cupy.empty(p.shape, dtype=x.dtype)
-    return new_like(as_operand(x, "x"), p.shape)
-
-
-def _stream(stream, kind: str, x, device: int) -> int:
-    if stream is None and kind == "torch":
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
-    if stream is None:
-        import cupy
-
-        return cupy.cuda.get_current_stream().ptr
-    return stream_ptr(stream, as_operand(x, "x"))
-
-
-def _on_device(device: int, runner, xp: int, op: int, stream: int) -> None:
-    import cupy
-
-    if cupy.cuda.runtime.getDevice() == device:
-        runner(xp, op, stream)
-    else:
-        with cupy.cuda.Device(device):
-            runner(xp, op, stream)
 
 
 def explain(x) -> str:
@@ -241,5 +183,5 @@ def launch(choice: plans.Choice, src_ptr: int, dst_ptr: int, batch: int, rows: i
     if choice.kind == "empty":
         return
     runner = _copy_runner(choice, lay, x.itemsize, nbytes) if choice.kind == "copy" else \
-        _kernel_runner(choice, lay, x)
-    _on_device(device, runner, src_ptr, dst_ptr, stream)
+        kernel_runner(choice, lay, x)
+    on_device(device, runner, src_ptr, dst_ptr, stream)

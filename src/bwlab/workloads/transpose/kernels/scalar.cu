@@ -15,32 +15,16 @@ template <int E, int TR, int TC, int THREADS>
 __global__ void __launch_bounds__(THREADS)
 tileScalar(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
            i64 bstride) {
+  __shared__ __align__(16) byte s[ScalarTile<E, TR, TC>::BYTES];
   typedef typename Elem<E>::T T;
-  constexpr int SPITCH = TC * E + (E < 4 ? 4 : E);  // padded: consecutive rows, consecutive banks
-  constexpr int NE = TR * TC / THREADS, RS = THREADS / TC, CS = THREADS / TR;
-  static_assert(THREADS % TC == 0 && THREADS % TR == 0 && NE <= 32, "thread layout of the tile");
-  __shared__ __align__(16) byte s[TR * SPITCH];
   const i64 tiles_r = (rows + TR - 1) / TR, tiles_c = (cols + TC - 1) / TC;
   const i64 per_matrix = tiles_r * tiles_c, total = per_matrix * batch;
-  const int lr = threadIdx.x / TC, lc = threadIdx.x % TC, lj = threadIdx.x / TR, li = threadIdx.x % TR;
-
   for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
     i64 b, r0, c0;
     tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
-    const T* src = reinterpret_cast<const T*>(in) + b * bstride + (r0 + lr) * ld + c0 + lc;
-    T* dst = reinterpret_cast<T*>(out) + b * rows * cols + (c0 + lj) * rows + r0 + li;
-    const bool col_in = c0 + lc < cols, row_out = r0 + li < rows;
-    T v[NE];
-#pragma unroll
-    for (int k = 0; k < NE; ++k)  // lanes along input rows; all loads in flight first
-      if (col_in && r0 + lr + k * RS < rows) v[k] = src[(i64)k * RS * ld];
-#pragma unroll
-    for (int k = 0; k < NE; ++k) *reinterpret_cast<T*>(s + (lr + k * RS) * SPITCH + lc * E) = v[k];
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < NE; ++k)  // lanes along output rows
-      if (row_out && c0 + lj + k * CS < cols)
-        __stcs(dst + (i64)k * CS * rows, *reinterpret_cast<const T*>(s + li * SPITCH + (lj + k * CS) * E));
+    tile_scalar<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + b * bstride + r0 * ld + c0, ld,
+                                    reinterpret_cast<T*>(out) + b * rows * cols + c0 * rows + r0, rows, rows - r0,
+                                    cols - c0, s);
     if (t + gridDim.x < total) __syncthreads();
   }
 }

@@ -63,3 +63,87 @@ __device__ __forceinline__ void tile_at(i64 t, i64 tiles_r, i64 per_matrix, i64&
   c0 = tc * TC;
 }
 
+
+// One TR x TC tile through shared memory with 16-byte vectors (the body of tileAny and of
+// tileBatched): x is input element (r0, c0), input rows ldi elements apart; y is output
+// element (c0, r0), output rows ldo elements apart (typed pointers: byte arithmetic here costs
+// registers); nr, nc: input rows and columns left from (r0, c0). Needs nr, nc, ldi, ldo in
+// whole vectors (VE elements) and 16-byte aligned x and y, so every vector is wholly inside
+// or outside the matrix and edge tiles keep the vector path.
+template <int E, int TR, int TC, int THREADS>
+__device__ __forceinline__ void tile_vec(const typename Elem<E>::T* __restrict__ x, i64 ldi,
+                                         typename Elem<E>::T* __restrict__ y, i64 ldo, i64 nr, i64 nc, byte* s) {
+  typedef TileShape<E, TR, TC> S;
+  typedef typename Unit<E>::T U;
+  constexpr int VE = S::VE, G = S::G, WARPS = THREADS / 32;
+  constexpr int LOAD_PATCHES = (TR / 4) * (TC / (8 * VE));   // 4 rows x 8 vectors each
+  constexpr int STORE_PATCHES = (TC / (4 * G)) * (TR / (8 * VE));  // 4 units x 8 vectors each
+  static_assert(THREADS % 32 == 0 && LOAD_PATCHES % WARPS == 0 && STORE_PATCHES % WARPS == 0,
+                "threads must divide the tile's patches");
+  constexpr int NL = LOAD_PATCHES / WARPS, NS = STORE_PATCHES / WARPS;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int pr = lane >> 3, pv = lane & 7;
+  const bool full = nr >= TR && nc >= TC;
+  uint4 v[NL];
+#pragma unroll
+  for (int i = 0; i < NL; ++i) {  // every load in flight before the first shared store
+    const int p = warp + i * WARPS;
+    const int r = (p / (TC / (8 * VE))) * 4 + pr, c = ((p % (TC / (8 * VE))) * 8 + pv) * VE;
+    if (full || (r < nr && c < nc)) v[i] = *reinterpret_cast<const uint4*>(x + r * ldi + c);
+  }
+#pragma unroll
+  for (int i = 0; i < NL; ++i) {
+    const int p = warp + i * WARPS;
+    const int r = (p / (TC / (8 * VE))) * 4 + pr, c = ((p % (TC / (8 * VE))) * 8 + pv) * VE;
+    *reinterpret_cast<uint4*>(s + r * S::PITCH + (r / VE) * 16 + c * E) = v[i];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < NS; ++q) {
+    const int p = warp + q * WARPS;
+    const int j = (p / (TR / (8 * VE))) * 4 * G + pr * G;       // first of G output rows
+    const int i = ((p % (TR / (8 * VE))) * 8 + pv) * VE;        // first of VE output columns
+    U u[VE];
+#pragma unroll
+    for (int e = 0; e < VE; ++e)
+      u[e] = *reinterpret_cast<const U*>(s + (i + e) * S::PITCH + (i / VE) * 16 + j * E);
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+      if (full || (j + g < nc && i < nr)) __stcs(reinterpret_cast<uint4*>(y + (j + g) * ldo + i), gather<E>(u, g));
+  }
+}
+
+// Shared-memory bytes of tile_scalar's padded tile: consecutive rows in consecutive banks.
+template <int E, int TR, int TC>
+struct ScalarTile {
+  static constexpr int PITCH = TC * E + (E < 4 ? 4 : E);
+  static constexpr int BYTES = TR * PITCH;
+};
+
+// One TR x TC tile element by element (the body of tileScalar and scalarBatched), for any
+// pitches and alignment: src, ldi, dst, ldo, nr, nc as for tile_vec. Each thread
+// keeps one column of the input tile (rows lr + k*RS) and one of the output tile (rows lj +
+// k*CS), all its loads in flight before the first shared store.
+template <int E, int TR, int TC, int THREADS>
+__device__ __forceinline__ void tile_scalar(const typename Elem<E>::T* __restrict__ src, i64 ldi,
+                                            typename Elem<E>::T* __restrict__ dst, i64 ldo, i64 nr, i64 nc, byte* s) {
+  typedef typename Elem<E>::T T;
+  constexpr int SPITCH = ScalarTile<E, TR, TC>::PITCH;
+  constexpr int NE = TR * TC / THREADS, RS = THREADS / TC, CS = THREADS / TR;
+  static_assert(THREADS % TC == 0 && THREADS % TR == 0 && NE <= 32, "thread layout of the tile");
+  const int lr = threadIdx.x / TC, lc = threadIdx.x % TC, lj = threadIdx.x / TR, li = threadIdx.x % TR;
+  const T* x = src + lr * ldi + lc;
+  T* y = dst + lj * ldo + li;
+  const bool col_in = lc < nc, row_out = li < nr;
+  T v[NE];
+#pragma unroll
+  for (int k = 0; k < NE; ++k)  // lanes along input rows
+    if (col_in && lr + k * RS < nr) v[k] = x[(i64)k * RS * ldi];
+#pragma unroll
+  for (int k = 0; k < NE; ++k) *reinterpret_cast<T*>(s + (lr + k * RS) * SPITCH + lc * E) = v[k];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < NE; ++k)  // lanes along output rows
+    if (row_out && lj + k * CS < nc)
+      __stcs(y + (i64)k * CS * ldo, *reinterpret_cast<const T*>(s + li * SPITCH + (lj + k * CS) * E));
+}

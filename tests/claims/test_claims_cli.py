@@ -1,0 +1,57 @@
+"""`bwlab claims` at the door: help, the listing without a GPU, wrong values refused before any
+work (exit 2, one line), and no GPU said in one line (exit 1)."""
+import pytest
+from typer.testing import CliRunner
+
+from bwlab.cli import app
+from bwlab.core.device import cuda_available
+from bwlab.workloads.claims import CLAIMS
+
+no_gpu = pytest.mark.skipif(cuda_available()[0], reason="behaviour without a GPU")
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, list(args), terminal_width=200)
+
+
+def test_help_names_the_options():
+    res = invoke("claims", "--help")
+    assert res.exit_code == 0
+    for opt in ("--only", "--list", "--out", "--reps", "--force"):
+        assert opt in res.output
+
+
+def test_list_needs_no_gpu_and_names_every_claim():
+    res = invoke("claims", "--list")
+    assert res.exit_code == 0, res.output
+    for c in CLAIMS:
+        assert c.id in res.output
+    assert "not measured yet" in res.output and "seed" not in res.output.lower()
+
+
+def test_list_of_a_subset():
+    res = invoke("claims", "--list", "--only", "rsqrtf,padding")
+    assert res.exit_code == 0
+    assert "rsqrtf" in res.output and "padding" in res.output and "thin-blocks" not in res.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--only", "nope"], "--only: unknown claim nope"),
+    (["--only", "padding,nope,zip"], "unknown claims nope, zip"),
+    (["--reps", "0"], "--reps"),
+    (["--warmup", "-1"], "--warmup"),
+])
+def test_wrong_values_are_refused_in_one_line(args, words, tmp_path):
+    res = invoke("claims", *args, "--out", str(tmp_path / "o"))
+    assert res.exit_code == 2, res.output
+    assert words in res.output
+    assert not (tmp_path / "o").exists()
+
+
+@no_gpu
+def test_without_a_gpu_one_line_and_nothing_written(tmp_path):
+    res = invoke("claims", "--out", str(tmp_path / "o"))
+    assert res.exit_code == 1
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "needs an NVIDIA GPU" in lines[0]
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,92 @@
+"""The verdict rules on recorded numbers: each claim decides as expected on near-H200 numbers, and
+changes its verdict when the numbers say otherwise (no GPU)."""
+import pytest
+
+from bwlab.workloads.claims import CLAIMS, DEPENDS, FAILS, HOLDS, Verdict, get
+from bwlab.workloads.claims.claim import speedup_verdict, trend
+from ledger_synth import EXPECTED, numbers
+
+MEASURED = [c.id for c in CLAIMS if c.measured]
+
+
+@pytest.mark.parametrize("cid", MEASURED)
+def test_rule_on_near_h200_numbers(cid):
+    v = get(cid).decide(numbers(cid))
+    assert v.status == EXPECTED[cid], v.text
+    assert v.text and (v.status != DEPENDS or v.on)
+
+
+# (claim, changed numbers, the verdict they must give)
+FLIPS = [
+    ("column-reads", {"naiveCol_gbs": 500.0}, FAILS),
+    ("naive-unroll", {"naiveRowUnroll4_gbs": 700.0}, HOLDS),
+    ("naive-unroll", {"naiveColUnroll4_gbs": 1500.0}, FAILS),
+    ("diagonal-order", {"diagonalRow_gbs": 700.0}, DEPENDS),
+    ("diagonal-order", {"diagonalRow_gbs": 700.0, "diagonalCol_gbs": 1700.0}, HOLDS),
+    ("thin-blocks", {"naiveCol_32x8_gbs": 1700.0}, FAILS),
+    ("thin-blocks", {"naiveCol_32x8_gbs": 1510.0}, HOLDS),   # within 2% of the best counts as the best
+    ("smem-tile", {"smem_gbs": 560.0}, FAILS),
+    ("padding", {"columnReads_padded_cycles": 30.0}, FAILS),
+    ("padding", {"tile32Pad_gbs": 1770.0}, DEPENDS),
+    ("swizzle", {"columnReads_swizzled_cycles": 20.0}, FAILS),
+    ("swizzle", {"tile32Swizzle_gbs": 1700.0}, DEPENDS),
+    ("double-buffer", {"tile32DoubleBuffer_32x32_gbs": 3200.0}, HOLDS),
+    ("larger-tiles", {"tile64Pad_gbs": 3000.0}, DEPENDS),
+    ("larger-tiles", {"tile64Pad_gbs": 3000.0, "tile64x32_gbs": 2000.0, "tile64x32_32x32_gbs": 2000.0}, FAILS),
+    ("smem-unroll", {"smemUnrollPad_gbs": 1900.0}, FAILS),
+    ("copy-upper-bound", {"tile64Pad_gbs": 2000.0, "tileVec_gbs": 2100.0}, HOLDS),
+    ("copy-lower-bound", {"naiveRowUnroll4_gbs": 400.0}, FAILS),
+    ("peak-bandwidth", {"copyVec_gbs": 5000.0}, FAILS),
+    ("peak-bandwidth", {"cudaMemcpy_gbs": 2000.0, "copyVec_gbs": 2000.0, "copyVecUnroll4_gbs": 2000.0}, DEPENDS),
+    ("peak-flops", {"fmaPeak_gflops": 70000.0}, FAILS),
+    ("peak-flops", {"fmaPeak_gflops": 40000.0}, DEPENDS),
+    ("memory-levels", {"DRAM_cycles": 60.0}, FAILS),
+    ("memory-levels", {"shared_read_gbs": 5000.0}, FAILS),
+    ("local-memory", {"local_cycles": 5.0}, HOLDS),
+    ("local-memory", {"local_cycles": 9.0}, DEPENDS),
+    ("fewer-threads-more-registers", {"spill_ms": 1.0}, FAILS),
+    ("fewer-threads-more-registers", {"spill_ms": 0.5}, FAILS),
+    ("constant-broadcast", {"constant_divergent_ms": 0.15}, FAILS),
+    ("read-only-cache", {"ldg_reuse_gbs": 4500.0}, HOLDS),
+    ("shift-for-pow2", {"constant_ms": 2.0}, HOLDS),
+    ("shift-for-pow2", {"runtime_ms": 0.5}, FAILS),
+    ("rsqrtf", {"rsqrtf_geval_s": 400.0}, FAILS),
+    ("double-literals", {"double_literals_geval_s": 3000.0}, FAILS),
+    ("fast-intrinsics", {"__expf_geval_s": 800.0}, DEPENDS),
+    ("fast-intrinsics", {"__expf_geval_s": 800.0, "__sinf_geval_s": 600.0, "__logf_geval_s": 700.0,
+                         "__fdividef_geval_s": 500.0}, FAILS),
+    ("fast-intrinsics", {"__logf_max_ulp": 0.1}, DEPENDS),
+    ("warp-divergence", {"lanes_ms": 1.05}, FAILS),
+    ("warp-divergence", {"warps_ms": 1.5, "lanes_ms": 2.6}, DEPENDS),
+    ("signed-loop-counters", {"unsigned_ms": 1.3}, HOLDS),
+    ("signed-loop-counters", {"unsigned_ms": 0.8}, FAILS),
+    ("divergent-syncthreads", {"divergent_diagnostics": 2}, FAILS),
+]
+
+
+@pytest.mark.parametrize("cid, change, want", FLIPS, ids=[f"{c}-{w}-{i}" for i, (c, _, w) in enumerate(FLIPS)])
+def test_rule_follows_the_numbers(cid, change, want):
+    v = get(cid).decide(numbers(cid, **change))
+    assert v.status == want, v.text
+
+
+def test_every_measured_claim_can_change_its_verdict():
+    assert {c for c, _, _ in FLIPS} == set(MEASURED)
+
+
+def test_trend_has_a_noise_band():
+    assert trend(1.2) == 1 and trend(1 / 1.2) == -1 and trend(1.02) == 0 and trend(0.97) == 0
+
+
+def test_speedup_verdict_says_where_it_helps():
+    v = speedup_verdict({"a": 1.5, "b": 0.9}, "It", "the case")
+    assert v.status == DEPENDS and v.on == "the case" and "a only" in v.text
+    assert speedup_verdict({"a": 1.5, "b": 1.3}, "It", "x").status == HOLDS
+    assert speedup_verdict({"a": 1.0, "b": 0.5}, "It", "x").status == FAILS
+
+
+def test_a_verdict_is_one_of_three_and_depends_names_on_what():
+    with pytest.raises(ValueError):
+        Verdict("maybe", "text")
+    with pytest.raises(ValueError, match="on what"):
+        Verdict(DEPENDS, "text")

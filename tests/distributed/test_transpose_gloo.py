@@ -1,0 +1,42 @@
+"""bwlab.distributed.transpose on CPU tensors over gloo, 1 to 4 processes: bit for bit against
+the transpose of the whole matrix at awkward shapes, every dtype size, several chunkings,
+strided views and a subgroup; wrong shards refused on every rank without hanging."""
+import pytest
+
+from ranks import launch
+
+torch = pytest.importorskip("torch", reason="needs torch (CI installs torch==2.13.0, a CPU build)")
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
+def test_transpose_matches_the_whole_matrix(world):
+    outs = launch("gloo-cases", world)
+    assert all("bit-exact" in o for o in outs)
+
+
+def test_wrong_shards_raise_on_every_rank():
+    outs = launch("gloo-errors", 2)
+    assert all("refusals as expected" in o for o in outs)
+
+
+def test_one_rank_and_no_group():
+    import torch.distributed as dist
+
+    import bwlab.distributed as bd
+
+    assert not dist.is_initialized()
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        bd.transpose(torch.zeros(2, 3))
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        x = torch.arange(12.0).view(3, 4)
+        y = bd.transpose(x)
+        assert torch.equal(y, x.t()) and y.is_contiguous() and y.data_ptr() != x.data_ptr()
+        for chunks in (1, 2, 5):   # the chunked exchange with nothing to send
+            assert torch.equal(bd.transpose(x, chunks=chunks), x.t())
+        one = torch.ones(1, 5)
+        assert bd.transpose(one).data_ptr() != one.data_ptr()   # a new tensor even when x.t() is contiguous
+        with pytest.raises(TypeError, match="CUDA tensors need NCCL|CPU tensors"):
+            bd.transpose(torch.zeros(2, 2, device="meta"))
+    finally:
+        dist.destroy_process_group()
