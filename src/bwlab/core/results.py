@@ -67,6 +67,11 @@ class Record:
     def timed(self) -> bool:
         return self.gbs is not None
 
+    @property
+    def case_params(self) -> tuple:
+        """The case's parameters as a sorted, hashable tuple (a saved run holds tuples as lists)."""
+        return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in self.params.items()))
+
 
 @dataclass
 class Run:

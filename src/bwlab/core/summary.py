@@ -13,8 +13,7 @@ def worst_by_class(run, title: str, classify, peers: tuple[str, ...], caption: s
     where = where or (lambda c: "x".join(map(str, c.shape)) + f" {c.dtype}")
     groups: dict[str, dict] = {}
     for r in run.records:
-        params = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in r.params.items()))
-        case = Case(tuple(r.shape), r.dtype, params)  # (a saved run holds tuples as lists)
+        case = Case(tuple(r.shape), r.dtype, r.case_params)
         groups.setdefault(classify(case), {}).setdefault(case, {})[r.name] = r
     t = TableData(title, [Column("class", "left"), Column("cases"), Column("worst % memcpy"), Column("at", "left"),
                           *(Column(f"worst x {p}") for p in peers)], caption=caption)

@@ -109,7 +109,7 @@ def bench_table(run: Run) -> TableData:
                           "'!': returned a view without moving the data (not compared)")
     cases: dict[tuple, dict] = {}
     for r in run.records:
-        cases.setdefault((tuple(r.shape), r.dtype, tuple(sorted(r.params.items()))), {})[r.name] = r
+        cases.setdefault((tuple(r.shape), r.dtype, r.case_params), {})[r.name] = r
     missed = {(tuple(m["shape"]), m["dtype"]) for m in run.config.get("misses", [])}
     for (shape, dtype, params), by in cases.items():
         bw = by.get("bwlab")

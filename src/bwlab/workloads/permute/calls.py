@@ -33,6 +33,7 @@ class Plan:
     x_hi: int
     out_bytes: int
     run: Callable[[int, int, int], None]  # run(x_ptr, out_ptr, stream)
+    blocks: int = 0           # of the kernel this plan launches (0: a copy, or nothing)
 
 
 def _sms(device: int) -> int:
@@ -41,21 +42,22 @@ def _sms(device: int) -> int:
     return query(device).sm_count
 
 
-def _runner(choice: plans.Choice, x: Operand) -> Callable:
-    """run(x_ptr, out_ptr, stream) for a choice, everything but the pointers packed once."""
+def _runner(choice: plans.Choice, x: Operand) -> tuple[Callable, int]:
+    """(run(x_ptr, out_ptr, stream), blocks) for a choice, everything but the pointers packed once
+    (blocks: of the kernel it launches; 0 for a copy or nothing)."""
     kind, e, axes = choice.kind, choice.itemsize, choice.axes
     if kind == "empty":
-        return lambda xp, op, stream: None
+        return (lambda xp, op, stream: None), 0
     if kind == "copy":
         import cupy
 
         rt, nbytes = cupy.cuda.runtime, x.nbytes
-        return lambda xp, op, stream: rt.memcpyAsync(op, xp, nbytes, rt.memcpyDeviceToDevice, stream)
+        return (lambda xp, op, stream: rt.memcpyAsync(op, xp, nbytes, rt.memcpyDeviceToDevice, stream)), 0
     if kind == "transpose":
         lay = choice.layout
         view = Operand(None, x.kind, x.ptr, (lay.batch, lay.rows, lay.cols), (lay.bstride or 0, lay.rs, 1), e,
                        x.dtype, x.device, "x")
-        return tcalls.kernel_runner(choice.inner, lay, view)
+        return tcalls.kernel_runner(choice.inner, lay, view), 0
     fn = core_launch.function(choice.source, choice.expression, device=x.device)
     ptrs = [("ptr", 0), ("ptr", 0)]
     if kind in ("tiles", "scalar"):
@@ -78,7 +80,7 @@ def _runner(choice: plans.Choice, x: Operand) -> Callable:
         blocks = max(1, min(plans.cdiv(total, choice.threads), 65536 * 8))
         args = ptrs + [("bytes", plans.gather_struct(axes)), ("i32", len(axes)), ("i64", total)]
     packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (choice.threads, 1, 1), args)
-    return lambda xp, op, stream: packed(stream, xp, op)
+    return (lambda xp, op, stream: packed(stream, xp, op)), blocks
 
 
 def _make_plan(x: Operand, perm: tuple[int, ...], out: Optional[Operand], forced: Optional[str] = None) -> Plan:
@@ -101,7 +103,8 @@ def _make_plan(x: Operand, perm: tuple[int, ...], out: Optional[Operand], forced
         tuned = tcalls.device_plan(x.device) if x.size else None
         choice = plans.choose(x.itemsize, axes, x.ptr, out_ptr, tuned)
     lo, hi = x.span()
-    return Plan(choice, want, x.device, lo - x.ptr, hi - x.ptr, x.nbytes, _runner(choice, x))
+    run, blocks = _runner(choice, x)
+    return Plan(choice, want, x.device, lo - x.ptr, hi - x.ptr, x.nbytes, run, blocks)
 
 
 def ladder_choice(kind: str, itemsize: int, axes) -> plans.Choice:

@@ -89,7 +89,7 @@ class PermuteWorkload(Workload):
         def launch():
             p.run(xp, op, cupy.cuda.get_current_stream().ptr)
 
-        return Prepared(launch, out, (0,), (p.choice.threads,), p.choice.expression)
+        return Prepared(launch, out, (p.blocks, 1), (p.choice.threads, 1), p.choice.expression)
 
     def precheck_cases(self, case: Case) -> list[Case]:
         n, extra = len(case.shape), case.params
