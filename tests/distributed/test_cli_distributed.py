@@ -3,6 +3,7 @@ door, the one-GPU and no-GPU cases said in one line, saved results drawn again w
 and the bench launched the way users launch it (torchrun) on CPU ranks over gloo."""
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -97,8 +98,16 @@ def _bench(args, ranks: int, cwd):
     env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
     launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={ranks}"] \
         if ranks > 1 else [sys.executable]
-    return subprocess.run([*launcher, "-m", "bwlab", "bench", "distributed", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    # its own process group, so a timeout takes torchrun's workers down with the launcher
+    proc = subprocess.Popen([*launcher, "-m", "bwlab", "bench", "distributed", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 @torch_needed

@@ -14,6 +14,7 @@ def test_parse_case():
     assert c.shape == (64, 128, 128, 64) and c.param("dims") == (0, 2, 1, 3)
     assert W.parse_case("2x3x4", None).param("dims") == (2, 1, 0)  # full reversal by default
     assert W.parse_case(None, None) == cases.LADDER_CASE
+    assert W.size_case(8192, "float32") == Case((8192, 8192), "float32", (("dims", (1, 0)),))  # bwlab profile's default
     for bad, err in [({"dims": "0,1"}, "has 2 axes"), ({"dims": "x"}, "3,2,1,0"), ({"axis": "1"}, "unknown")]:
         with pytest.raises(ValueError, match=err):
             W.parse_case("2x3x4", None, **bad)

@@ -50,7 +50,8 @@ def p2p(out: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
         reps: int = typer.Option(20, "--reps", min=1, max=10000, metavar="N", help="timed repetitions per measurement"),
         warmup: int = typer.Option(3, "--warmup", min=0, max=1000, metavar="N", help=WARMUP_HELP),
         render: Optional[Path] = typer.Option(None, "--render", metavar="P2P.json",
-                                              help="draw a saved p2p.json again into --out (no GPU)"),
+                                              help="draw a saved p2p.json again into --out (default: "
+                                                   "<name>-render/ beside it; no GPU)"),
         force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Peer-to-peer bandwidth and latency between every pair of GPUs, and all_to_all bus
     bandwidth against size on NCCL, with nccl-tests' definitions (algbw = bytes each rank sends
@@ -165,7 +166,7 @@ def bench_distributed(out: Optional[Path], suite: str, shapes: Optional[str], dt
 def _bench(out, suite, shapes, dtypes, peers, reps, warmup, seed, force, rank) -> None:
     from ..distributed import bench as db
 
-    suites = parse_list(suite) or ["main"]
+    suites = list(db.SUITES) if suite == "all" else parse_list(suite) or ["main"]
     unknown = [s for s in suites if s not in db.SUITES]
     if unknown:
         raise bad(f"--suite: {', '.join(unknown)} not among {', '.join(db.SUITES)} (distributed)")
@@ -179,10 +180,10 @@ def _bench(out, suite, shapes, dtypes, peers, reps, warmup, seed, force, rank) -
     s = db.setup()
     try:
         say = console.print if s.rank == 0 else (lambda *a, **k: None)
-        if s.backend == "gloo" and case_list is None and "main" in suites:
-            suites = ["small" if x == "main" else x for x in suites]
-            say("no GPU: the CPU path on gloo, for checking a launch, not for speed; suite 'small' instead of 'main'",
-                markup=False, highlight=False)
+        if s.backend == "gloo" and case_list is None and ("main" in suites or "chunks" in suites):
+            suites = list(dict.fromkeys("small" if x == "main" else x for x in suites if x != "chunks"))
+            say("no GPU: the CPU path on gloo, for checking a launch, not for speed; suite 'small' instead of 'main', "
+                "and no chunk sweep", markup=False, highlight=False)
         if case_list is None:
             case_list = list(dict.fromkeys(c for x in suites for c in db.SUITES[x]))
         chunk_counts = list(db.CHUNK_SWEEP) if "chunks" in suites else []

@@ -29,7 +29,7 @@ def _load(path: Path):
 
 @handled
 def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a saved bwlab results file "
-                                          "(run, bench, sweep, profile, transfers or streams)"),
+                                          "(run, bench, sweep, profile, transfers, streams or claims)"),
            fmt: Format = typer.Option(Format.md, "--format", case_sensitive=False,
                                       help="md: Markdown with PNG charts beside it; html: one self-contained file; "
                                            "csv: one row per record"),
@@ -43,6 +43,12 @@ def report(results: Path = typer.Argument(..., metavar="RESULTS.json", help="a s
         run_doc = timeline.load_document(results)  # nothing is written for a file that cannot be read
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if not isinstance(run_doc, dict) and run_doc.procedure == "claims":
+        from ..lab.claims import ledger
+        try:
+            ledger(run_doc)  # a malformed ledger is refused before anything is written
+        except ValueError as exc:
+            raise UserError(f"{results}: {exc}") from None
     r = timeline if timeline.renders(run_doc) else document  # streams and transfers draw their own
     if fmt == Format.md:
         folder = output_folder(out or results.with_name(f"{results.stem}-report"), r.output_names(run_doc), force)

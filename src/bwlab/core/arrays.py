@@ -173,6 +173,21 @@ def keep_latest(make):
 
 # --- the fast path of repeated calls ------------------------------------------------------
 
+def torch_op_needed(*tensors, stream=None) -> bool:
+    """True when a call on these torch tensors must go through its registered torch operator (a
+    tensor needs a gradient, or torch.compile is tracing). The operator runs on torch's current
+    stream, so an explicit stream= is refused then (ValueError) rather than losing the gradient."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(tensors[0], torch.Tensor):
+        return False
+    needed = (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)) \
+        or torch.compiler.is_compiling()
+    if needed and stream is not None:
+        raise ValueError("stream= cannot be combined with a tensor that requires grad or with torch.compile: "
+                         "call inside `with torch.cuda.stream(s):` instead")
+    return needed
+
+
 def signature(a) -> Optional[tuple]:
     """(kind, shape, strides, dtype, device, pointer) read straight off a torch tensor or a CuPy
     array (None for anything else, which takes the general path)."""

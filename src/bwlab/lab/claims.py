@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core import build, launch, timing
 from ..core.results import Record, Run
-from ..workloads.claims import NOT_MEASURED, NOT_YET, Claim
+from ..workloads.claims import NOT_MEASURED, NOT_YET, STATUSES, Claim
 from .common import Log, after_run, fill_timing, flusher, new_run, quiet
 
 PROCEDURE = "claims"
@@ -225,14 +225,46 @@ def _free() -> None:
 
 # --- reading a document back ------------------------------------------------------------------
 
+_TEXT = ("id", "topic", "claim", "experiment", "status", "verdict")
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _bad_entry(e: dict) -> str:
+    """What is malformed in one ledger entry, so that renderers never meet it ('' when nothing)."""
+    if e["status"] not in STATUSES:
+        return f"status {e['status']!r} is not one of {', '.join(STATUSES)}"
+    if not isinstance(e.get("depends_on", ""), str):
+        return "depends_on should be text"
+    numbers = e.get("numbers", {})
+    if not isinstance(numbers, dict) or not all(v is None or _finite(v) for v in numbers.values()):
+        return "numbers should map names to finite numbers (or null)"
+    charts = e.get("charts", [])
+    if not isinstance(charts, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("title"), str) and isinstance(c.get("unit"), str)
+            and isinstance(c.get("bars"), list)
+            and all(isinstance(b, list) and len(b) == 2 and isinstance(b[0], str) and _finite(b[1])
+                    for b in c["bars"]) for c in charts):
+        return "charts should be a list of {title, unit, bars: [[label, number]...]}"
+    return ""
+
+
 def ledger(run: Run) -> list[dict]:
-    """The ledger entries of a claims document (ValueError if it is another procedure's)."""
+    """The ledger entries of a claims document (ValueError in one line if it is another
+    procedure's, or malformed)."""
     if run.procedure != PROCEDURE:
         raise ValueError(f"a {run.procedure} document, not a claims ledger")
     entries = run.config.get("claims")
-    if not isinstance(entries, list) or not all(isinstance(e, dict) and "id" in e and "status" in e
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and all(isinstance(e.get(k), str) for k in _TEXT)
                                                 for e in entries):
-        raise ValueError("claims document: config.claims should be a list of entries with an id and a status")
+        raise ValueError(f"claims document: config.claims should be a list of entries with {', '.join(_TEXT)} "
+                         "as text")
+    for e in entries:
+        problem = _bad_entry(e)
+        if problem:
+            raise ValueError(f"claims document: config.claims, entry {e['id']!r}: {problem}")
     return entries
 
 

@@ -92,8 +92,8 @@ def _sgemm(name, cfg, origin, lesson) -> MatmulKernel:
              shared=sgemm_smem(bm, bn, bk, stages))
 
 
-# The best rung's configuration, chosen from the variants sweep on an H200
-# (`bwlab sweep matmul --variants`): 128 x 128 tiles, 32-deep slices, two stages.
+# The best rung's configuration, the fastest of SGEMM_CONFIGS timed on an H200
+# (benchmarks/h200/matmul/quick-sgemm.txt): 128 x 128 tiles, 32-deep slices, two stages.
 TUNED = ((128, 128, 32), (64, 32, 2, 2), 2)
 
 
@@ -153,7 +153,7 @@ WARPTILE_CONFIGS = (
 
 
 # sgemm<BM, BN, BK, WM, WN, WMITER, WNITER, STAGES>: 64 results per thread at 2 blocks per SM, or
-# 128 at 1 block per SM (up to 255 registers).
+# 128 at 1 block per SM (up to 255 registers); the small-C configuration, 32.
 SGEMM_CONFIGS = (
     ((128, 128, 16), (64, 32, 2, 2), 2), ((128, 128, 16), (64, 32, 2, 2), 3), ((128, 128, 16), (64, 32, 2, 2), 4),
     ((128, 128, 8), (64, 32, 2, 2), 4), ((128, 128, 16), (32, 64, 2, 2), 3), ((128, 128, 32), (64, 32, 2, 2), 2),

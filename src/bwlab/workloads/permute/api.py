@@ -4,7 +4,7 @@ torch.compile, goes through the registered torch operator (torch_op.py); everyth
 its cached plan directly (calls.py)."""
 from __future__ import annotations
 
-from ..transpose.api import _torch_op_needed
+from ...core.arrays import torch_op_needed
 from . import calls
 
 
@@ -17,11 +17,12 @@ def permute(x, dims, *, out=None, stream=None):
     moved bit for bit; up to 8 axes that do not merge. dims: a permutation of x's axes
     (negative axes allowed). out: optional result of the same kind, shape, dtype and device,
     C-contiguous, not overlapping x. stream: CuPy or torch stream (default: the current stream
-    of x's library). A torch tensor that requires grad gets a result with a gradient (the
-    inverse permutation of the incoming one); torch.compile sees one operator. Raises
+    of x's library; for a tensor that requires grad, use `with torch.cuda.stream(s):` instead). A
+    torch tensor that requires grad gets a result with a gradient (the inverse permutation of
+    the incoming one); torch.compile sees one operator. Raises
     TypeError/ValueError before anything runs when an argument is wrong.
     """
-    if stream is None and _torch_op_needed(x, out):
+    if torch_op_needed(x, out, stream=stream):
         from . import torch_op
 
         return torch_op.call(x, dims, out)

@@ -124,6 +124,8 @@ _plans: dict[tuple, Plan] = {}
 
 def run(x, dims, out=None, stream=None):
     """The permutation itself, without the torch operator around it (see api.permute)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"dims must be a tuple or list of axes, got {type(dims).__name__} {dims!r}")
     sx = signature(x)
     so = signature(out) if out is not None else None
     if sx is not None and (out is None or so is not None) and sx[4] >= 0:

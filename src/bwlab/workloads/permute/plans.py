@@ -17,6 +17,7 @@ axes that are also adjacent, in the same order, in the input's memory are merged
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,9 +66,11 @@ class Axis:
 
 def normalize_dims(dims, ndim: int) -> tuple[int, ...]:
     """The permutation as non-negative axes; ValueError unless it is one of range(ndim)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"dims must be a tuple or list of axes, got {type(dims).__name__} {dims!r}")
     try:
-        perm = tuple(int(d) for d in dims)
-    except (TypeError, ValueError):
+        perm = tuple(operator.index(d) for d in dims)
+    except TypeError:
         raise TypeError(f"dims must be a sequence of integers, got {dims!r}") from None
     if len(perm) != ndim:
         raise ValueError(f"dims {perm} has {len(perm)} axes but x has {ndim}")

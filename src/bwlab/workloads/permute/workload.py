@@ -58,6 +58,10 @@ class PermuteWorkload(Workload):
             perm = self.default_case().param("dims") if not shape else tuple(range(len(dims) - 1, -1, -1))
         return Case(dims, dtype, (("dims", parse_dims(perm, len(dims))),))
 
+    def size_case(self, n: int, dtype: str) -> Case:
+        """n x n swapped (the default case of `bwlab profile` and the sweeps, as for the transpose)."""
+        return Case((n, n), dtype, (("dims", (1, 0)),))
+
     def bench_cases(self, suite: str = "main", all_dtypes: bool = False) -> list[Case]:
         return cases.bench_cases(suite, all_dtypes)
 

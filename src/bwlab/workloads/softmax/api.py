@@ -4,18 +4,8 @@ tensor that needs a gradient, and any call under torch.compile, goes through the
 torch operators (torch_op.py); everything else runs its cached plan directly (calls.py)."""
 from __future__ import annotations
 
-import sys
-
+from ...core.arrays import torch_op_needed
 from . import calls
-
-
-def _torch_op_needed(*tensors) -> bool:
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(tensors[0], torch.Tensor):
-        return False
-    if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
-        return True
-    return torch.compiler.is_compiling()
 
 
 def softmax(x, dim: int = -1, *, log: bool = False, out=None, stream=None):
@@ -25,11 +15,12 @@ def softmax(x, dim: int = -1, *, log: bool = False, out=None, stream=None):
     DLPack (returned as CuPy); float32, float16 or bfloat16 (torch only), any rank, any
     strides; computed in float32. out: optional C-contiguous result of the same kind, dtype
     and shape, not overlapping x. stream: CuPy or torch stream (default: the current stream
-    of x's library). A torch tensor that requires grad gets a result with a gradient;
+    of x's library; for a tensor that requires grad, use `with torch.cuda.stream(s):` instead).
+    A torch tensor that requires grad gets a result with a gradient;
     torch.compile sees one operator. Raises TypeError/ValueError before anything runs when an
     argument is wrong. Rows of -inf only, or holding NaN or +inf, give NaN, as in torch.
     """
-    if stream is None and _torch_op_needed(x, out):
+    if torch_op_needed(x, out, stream=stream):
         from . import torch_op
 
         return torch_op.call(x, dim, log, out)
@@ -40,7 +31,7 @@ def softmax_backward(y, grad, dim: int = -1, *, log: bool = False, out=None, str
     """The gradient of softmax (log=True: log-softmax) with respect to its input, from its
     output y and the incoming gradient grad: y * (grad - sum(y * grad)) along dim, or
     grad - exp(y) * sum(grad) for log-softmax. Same rules for arguments as softmax()."""
-    if stream is None and _torch_op_needed(y, grad, out):
+    if torch_op_needed(y, grad, out, stream=stream):
         from . import torch_op
 
         return torch_op.call_backward(y, grad, dim, log, out)

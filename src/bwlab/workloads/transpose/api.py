@@ -4,19 +4,8 @@ under torch.compile, goes through the registered torch operator (torch_op.py); e
 else runs its cached plan directly (calls.py)."""
 from __future__ import annotations
 
-import sys
-
+from ...core.arrays import torch_op_needed
 from . import calls
-
-
-def _torch_op_needed(x, out) -> bool:
-    """A torch tensor that needs a gradient, or any tensor under torch.compile: the registered op."""
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(x, torch.Tensor):
-        return False
-    if (x.requires_grad or (out is not None and out.requires_grad)) and torch.is_grad_enabled():
-        return True
-    return torch.compiler.is_compiling()
 
 
 def transpose(x, out=None, *, stream=None):
@@ -26,12 +15,13 @@ def transpose(x, out=None, *, stream=None):
     DLPack (returned as CuPy), with any strides (negative included); any dtype of 1, 2, 4, 8
     or 16 bytes, bit-exact. out: optional result array of the same kind, shape (..., N, M),
     dtype and device, C-contiguous, not overlapping x. stream: CuPy or torch stream
-    (default: the current stream of x's library). A torch tensor that requires grad gets a
-    result with a gradient (the transpose of the incoming one); torch.compile and CUDA graph
+    (default: the current stream of x's library; for a tensor that requires grad, use `with
+    torch.cuda.stream(s):` instead). A torch tensor that requires grad gets a result with a
+    gradient (the transpose of the incoming one); torch.compile and CUDA graph
     capture see one operator. Raises TypeError/ValueError before anything runs when an
     argument is wrong.
     """
-    if stream is None and _torch_op_needed(x, out):
+    if torch_op_needed(x, out, stream=stream):
         from . import torch_op
 
         return torch_op.call(x, out)
