@@ -38,6 +38,7 @@ def check(host, perm, x=None, out=None):
     assert c.ok, f"{host.shape} {host.dtype} {perm}: {bwlab.explain_permute(x, perm)}: {c}"
     fresh = bwlab.permute(x, perm)
     assert verify.compare(fresh.get(), want).ok
+    assert verify.compare(x.get(), host).ok, "input modified"
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
