@@ -60,9 +60,12 @@ def test_every_permutation(rank, dtype):
 def test_random_rank_6_to_8(seed):
     rng = np.random.default_rng(seed)
     rank = int(rng.integers(6, 9))
-    shape = tuple(int(v) for v in rng.choice([1, 2, 3, 4, 5, 8, 16], rank))
-    while np.prod(shape) > 200_000:
-        shape = shape[:-1] + (1,)
+    shape = [int(v) for v in rng.choice([1, 2, 3, 4, 5, 8, 16], rank)]
+    for k in range(rank):  # at most 200k elements: trim from the last axis back
+        if np.prod(shape) <= 200_000:
+            break
+        shape[-1 - k] = 1
+    shape = tuple(shape)
     perm = tuple(int(v) for v in rng.permutation(rank))
     check(verify.random_host(shape, DTYPES[seed % len(DTYPES)]), perm)
 
