@@ -68,6 +68,10 @@ NUMBERS = {
                            "global_divergent_ms": 0.3},
     "read-only-cache": {"plain_stream_gbs": 3800.0, "ldg_stream_gbs": 3810.0, "ldcg_stream_gbs": 3790.0,
                         "plain_reuse_gbs": 3500.0, "ldg_reuse_gbs": 3520.0, "ldcg_reuse_gbs": 2000.0},
+    "coalescing": {"stride1_gbs": 3300.0, "stride2_gbs": 2200.0, "stride4_gbs": 1300.0, "stride8_gbs": 700.0,
+                   "stride16_gbs": 690.0, "stride32_gbs": 680.0, "offset0_gbs": 3300.0, "offset1_gbs": 3250.0,
+                   "offset4_gbs": 3260.0, "offset8_gbs": 3270.0, "offset16_gbs": 3280.0, "offset31_gbs": 3240.0,
+                   "offset32_gbs": 3300.0},
     "shift-for-pow2": {"runtime_ms": 2.0, "shift_ms": 0.5, "constant_ms": 0.51},
     "rsqrtf": _float(("1/sqrtf", "rsqrtf")),
     "double-literals": _float(("double literals", "float literals")),
@@ -84,7 +88,7 @@ EXPECTED = {"column-reads": "holds", "naive-unroll": "depends", "diagonal-order"
             "copy-upper-bound": "does not hold", "copy-lower-bound": "holds", "peak-bandwidth": "holds",
             "peak-flops": "holds", "memory-levels": "holds", "local-memory": "does not hold",
             "fewer-threads-more-registers": "holds", "constant-broadcast": "holds",
-            "read-only-cache": "does not hold", "shift-for-pow2": "depends", "rsqrtf": "holds",
+            "read-only-cache": "does not hold", "coalescing": "depends", "shift-for-pow2": "depends", "rsqrtf": "holds",
             "double-literals": "holds", "fast-intrinsics": "holds", "warp-divergence": "holds",
             "signed-loop-counters": "does not hold", "divergent-syncthreads": "holds"}
 

@@ -48,6 +48,8 @@ FLIPS = [
     ("fewer-threads-more-registers", {"spill_ms": 0.5}, FAILS),
     ("constant-broadcast", {"constant_divergent_ms": 0.15}, FAILS),
     ("read-only-cache", {"ldg_reuse_gbs": 4500.0}, HOLDS),
+    ("coalescing", {"offset1_gbs": 2800.0}, HOLDS),
+    ("coalescing", {"stride2_gbs": 3250.0, "stride8_gbs": 3000.0}, FAILS),
     ("shift-for-pow2", {"constant_ms": 2.0}, HOLDS),
     ("shift-for-pow2", {"runtime_ms": 0.5}, FAILS),
     ("rsqrtf", {"rsqrtf_geval_s": 400.0}, FAILS),

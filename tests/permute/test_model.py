@@ -49,7 +49,18 @@ def model(choice, flat_in, base, e, total):
                 off += (rest - nxt * divs[k][0]) * strides[k]
                 rest = nxt
             out[q * v:(q + 1) * v] = flat_in[base + off: base + off + v]
-    elif kind in ("tiles", "scalar"):
+    elif kind == "tiles":  # rows along the output's fastest axis (folded), columns along the input's
+        t = choice.tiling
+        at = lambda g, f: (g & ((1 << f[2]) - 1)) * f[0] + (g >> f[2]) * f[1]  # noqa: E731
+        count = int(np.prod([a.n for a in t.batch], dtype=np.int64)) if t.batch else 1
+        for b in range(count):
+            idx = decode(b, [a.n for a in t.batch])
+            oi = sum(i * a.si for i, a in zip(idx, t.batch))
+            oo = sum(i * a.so for i, a in zip(idx, t.batch))
+            for row, col in itertools.product(range(t.rows), range(t.cols)):
+                o = oo + at(col, t.cf) + row
+                out[o * e:(o + 1) * e] = elem(oi + at(row, t.rf) + col)
+    elif kind == "scalar":
         *batch, c, r = axes
         count = int(np.prod([a.n for a in batch], dtype=np.int64)) if batch else 1
         for b in range(count):
@@ -115,6 +126,7 @@ def test_random_model(shape, e, rnd):
     ((4, 8, 16), (0, 1, 2), 4, None, "copy"),
     ((4, 8, 16), (1, 0, 2), 4, None, "rows"),
     ((4, 8, 16), (2, 1, 0), 4, None, "tiles"),
+    ((8, 8, 8, 8), (3, 2, 1, 0), 4, None, "tiles"),  # short fastest axes folded on both sides
     ((3, 5, 7), (2, 1, 0), 4, None, "scalar"),
     ((4, 8, 16), (0, 2, 1), 4, None, "transpose"),
     ((6, 8, 8), (2, 1, 0), 4, lambda a: a[..., ::2], "gather"),

@@ -90,6 +90,23 @@ def test_matmul_points_use_dram_bytes_beside_the_ideal():
     assert pts["recompute"].verdict.bound == "wasted compute" and pts["recompute"].flop_ratio == pytest.approx(3.0)
 
 
+def test_copy_ceilings_do_no_flops_and_tf32_is_not_judged_by_the_fp32_roof():
+    from bwlab.report.tables import roofline_table
+
+    run = _matmul_run()
+    copy = run.records[0].__class__(**{**run.records[-1].__dict__, "name": "cudaMemcpy", "role": "ceiling",
+                                       "counters": None})
+    tf32 = run.records[0].__class__(**{**run.records[-1].__dict__, "name": "torch-tf32", "gflops": 398e3,
+                                       "timing": {**run.records[-1].timing,
+                                                  "median_ms": run.records[-1].median_ms * 51.2 / 398}})
+    run.records += [copy, tf32]  # a run saved with the case's FLOPs on its copy ceiling
+    pts = {p.name: p for p in roofline.analyze(run)}
+    assert pts["cudaMemcpy"].flops == 0 and pts["cudaMemcpy"].gflops == 0 and pts["cudaMemcpy"].verdict.bound != "compute"
+    assert pts["torch-tf32"].verdict.bound == "other precision" and "above the FP32 peak" in pts["torch-tf32"].verdict.text
+    row = next(r for r in roofline_table(list(pts.values())).rows if r[0] == "cudaMemcpy")
+    assert row[4:10] == ["-"] * 6
+
+
 def test_one_roofline_for_matmul_and_transpose(tmp_path):
     runs = [_matmul_run(), load(H200 / "transpose" / "run.json")]
     ceil, pts = roofline.combine(runs)

@@ -69,6 +69,7 @@ def function(source, expression: str, arch: Optional[str] = None, device: int = 
         import cupy
 
         with cupy.cuda.Device(device):  # a module belongs to one device's context
+            _bind_context()  # which a new host thread (torch's autograd thread) may not have yet
             if (b.cubin_path, device) not in _modules:
                 _modules[(b.cubin_path, device)] = cupy.RawModule(path=b.cubin_path)
             fn = _functions[key] = _modules[(b.cubin_path, device)].get_function(b.symbols[expression])
@@ -97,6 +98,18 @@ def cdiv(a: int, b: int) -> int:
 
 _C_TYPES = {"u64": ctypes.c_uint64, "i64": ctypes.c_int64, "i32": ctypes.c_int32, "ptr": ctypes.c_uint64}
 _libcuda: list = []
+
+
+_INVALID_CONTEXT = 201  # CUDA_ERROR_INVALID_CONTEXT
+
+
+def _bind_context() -> None:
+    """Make the current device's primary context current on this thread (cudaSetDevice does
+    so since CUDA 12, even for the device already selected)."""
+    import cupy
+
+    rt = cupy.cuda.runtime
+    rt.setDevice(rt.getDevice())
 
 
 def _driver():
@@ -139,5 +152,11 @@ class PackedLaunch:
             for i, v in values.items():
                 setattr(self._args, self._names[i], v)
             err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
+            if err == _INVALID_CONTEXT:
+                # A host thread that has not yet made any CUDA runtime call has no current
+                # context (torch's autograd thread, when a bwlab op is its first CUDA work):
+                # bind the runtime's device's primary context to this thread and launch again.
+                _bind_context()
+                err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
         if err:
             raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")

@@ -25,8 +25,9 @@ def new_run(procedure: str, w: Optional[Workload], config: dict, command: str) -
 
 
 def record(w: Workload, case: Case, name: str, kind: str, family: str, role: str, **kw) -> Record:
+    """A record of the case's bytes; its FLOPs too, except for a ceiling (a copy does none)."""
     return Record(name, kind, family, role, list(case.shape), case.dtype, w.bytes_moved(case), workload=w.name,
-                  params=dict(case.params), flops=w.flops(case), **kw)
+                  params=dict(case.params), flops=0 if role == "ceiling" else w.flops(case), **kw)
 
 
 def time_into(rec: Record, fn, *, warmup: int, reps: int, flush=None) -> None:

@@ -117,7 +117,8 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
         secs = r.median_ms * 1e-3
         cnt = r.counters or {}
         executed = cnt.get("fadd", 0) + cnt.get("fmul", 0) + 2 * cnt.get("ffma", 0) if cnt else 0
-        flops = float(r.flops or 0) or float(executed)
+        # a copy ceiling does no FLOPs (runs saved before records said so carry the case's)
+        flops = 0.0 if r.role == "ceiling" else float(r.flops or 0) or float(executed)
         flop_ratio = executed / r.flops if executed and r.flops else None
         dram = (cnt.get("dram_read_bytes", 0) + cnt.get("dram_write_bytes", 0)) or None
         gflops = flops / secs / 1e9
@@ -131,6 +132,10 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
                            conflicts / (r.bytes / 1024) if conflicts is not None else None,
                            flop_ratio, intensity if dram else None, rdg if dram else None,
                            conflicts / (cnt["ffma"] / 32) if conflicts is not None and cnt.get("ffma") else None)
+        if ceil["flops_peak"] and gflops > ceil["flops_peak"]:
+            verdict = Verdict("other precision", f"{gflops / 1e3:.3g} TFLOP/s, above the FP32 peak of "
+                              f"{ceil['flops_peak'] / 1e3:.3g}: not FP32 arithmetic (tensor cores, another "
+                              "precision), so the FP32 roof does not bound it")
         points.append(Point(r.name, r.kind, flops, r.bytes, dram, intensity, r.gbs, gflops,
                             100 * r.gbs / ceil["bw_peak"], pct_bw,
                             100 * gflops / ceil["flops_peak"] if ceil["flops_peak"] else 0.0,
@@ -140,7 +145,8 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
 
 
 BOUND_COLORS = {"memory": "#2ca02c", "compute": "#1f77b4", "wasted traffic": "#d62728",
-                "wasted compute": "#e377c2", "shared memory": "#9467bd", "latency": "#ff7f0e", "mixed": "#8c564b"}
+                "wasted compute": "#e377c2", "shared memory": "#9467bd", "latency": "#ff7f0e", "mixed": "#8c564b",
+                "other precision": "#7f7f7f"}
 
 
 def combine(runs: Sequence[Run]) -> tuple[dict, list[Point]]:

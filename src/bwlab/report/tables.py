@@ -84,7 +84,7 @@ def ladder_table(run: Run) -> TableData:
         cv = r.cv
         cells = [r.name, r.role, "x".join(map(str, r.block)) if r.block else "-", ms(r.median_ms),
                  pct(None if cv is None else 100 * cv), num(r.gbs)]
-        cells += [num(r.gflops)] if flops else []
+        cells += [num(r.gflops) if r.role != "ceiling" else "-"] if flops else []  # a copy does no FLOPs
         cells += [pct(r.pct_peak), pct(r.pct_memcpy), pct(r.pct_best_copy), _ok(r.correct)]
         if profiled:
             k = r.counters or {}
@@ -189,10 +189,12 @@ def roofline_table(points) -> TableData:
     t = TableData("roofline: where each kernel sits, and what bounds it", cols, caption=caption)
     for p in points:
         cells = [p.name, num(p.gbs), pct(p.pct_bw_peak), pct(p.pct_bw_measured)]
-        if flops:
+        if flops and p.flops:
             cells += [count(p.flops), f"{p.intensity:.3g}", f"{p.ideal_intensity:.3g}", num(p.gflops),
                       pct(p.pct_flops_peak),
                       pct(p.pct_flops_measured)]
+        elif flops:  # a copy among kernels that compute
+            cells += ["-"] * 6
         cells += [p.verdict.bound, p.verdict.text]
         t.add(*cells)
     return t

@@ -8,7 +8,6 @@ BOTTLENECK = "notes on finding the bottleneck from peak fractions"
 INSTRUCTIONS = "notes on arithmetic-instruction advice"
 MEMORY_INSTRUCTIONS = "notes on memory-instruction advice"
 SPACES = "notes on the memory spaces"
-COALESCING = "notes on memory coalescing"
 LATENCY = "notes on hiding memory latency and on DRAM banks"
 COARSENING = "notes on thread coarsening"
 
@@ -37,10 +36,6 @@ CLAIMS = (
           "Shared memory runs at about the same speed on every GPU, while global memory on low-end cards is a tenth "
           "as fast as on high-end ones.",
           why_not="needs GPUs of several classes; the ledger measures one GPU at a time."),
-    Claim("coalescing", "memory", COALESCING,
-          "A warp whose threads read consecutive addresses is served by the fewest memory transactions; strided or "
-          "misaligned accesses waste bandwidth.",
-          why_not="the stride and alignment-offset sweeps are not written yet."),
     Claim("latency-hiding", "memory", LATENCY,
           "Saturating DRAM needs about latency x bandwidth bytes in flight (Little's law), which occupancy or "
           "independent loads per thread must supply.",

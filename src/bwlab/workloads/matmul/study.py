@@ -14,7 +14,7 @@ from . import catalog
 # sm_90 allocation rules (the CUDA occupancy calculator's): registers per warp in units of
 # 256, shared memory per block in units of 128 bytes plus 1 KiB the driver keeps per block.
 REG_UNIT, SMEM_UNIT, SMEM_RESERVED, MAX_BLOCKS = 256, 128, 1024, 32
-STOPS = 5.0  # % gain below which doubling the results per thread "stops paying"
+STOPS = 5.0  # % gain below which more results per thread "stop paying"
 
 
 @dataclass
@@ -109,7 +109,8 @@ def study_table(run) -> TableData:
 
 
 def stops_paying(run) -> list[str]:
-    """Per family and tile: the coarsening factor after which doubling it gains under STOPS %."""
+    """Per family and tile: the smallest results-per-thread count that no larger count beats
+    by STOPS % or more."""
     lines = []
     groups: dict = {}
     for p in points(run):
@@ -117,9 +118,13 @@ def stops_paying(run) -> list[str]:
             key = (p.family, p.tile if p.family == "regBlock" else p.tile.split("x")[0])
             groups.setdefault(key, []).append(p)
     for (family, tile), pts in groups.items():
-        pts.sort(key=lambda p: p.results)
         best = max(pts, key=lambda p: p.tflops)
-        stop = next((a for a, b in zip(pts, pts[1:]) if b.tflops < a.tflops * (1 + STOPS / 100)), None)
+        # the fastest shape of each results-per-thread count (1x4, 2x2 and 4x1 are all 4), by count
+        per = sorted({p.results: max((q for q in pts if q.results == p.results), key=lambda q: q.tflops)
+                      for p in pts}.items())
+        # the smallest count that no larger one beats by STOPS % or more
+        stop = next((a for i, (_, a) in enumerate(per[:-1])
+                     if max(b.tflops for _, b in per[i + 1:]) < a.tflops * (1 + STOPS / 100)), None)
         where = (f"stops paying after {stop.results} per thread ({stop.tflops:.1f} TFLOP/s, {stop.registers} "
                  f"registers, occupancy {stop.occ.pct:.0f}%)" if stop else "still paying at the largest factor")
         what = f"{tile} x {tile} threads" if family == "coarse" else f"{tile} tile"
@@ -129,7 +134,7 @@ def stops_paying(run) -> list[str]:
 
 def stops_table(run) -> TableData:
     t = TableData("where more results per thread stop paying", [Column("finding", "left", True)],
-                  caption=f"'stops paying': the next doubling gains under {STOPS:g}%")
+                  caption=f"'stops paying': no larger count of results per thread is {STOPS:g}% faster or more")
     for line in stops_paying(run):
         t.add(line)
     return t

@@ -60,7 +60,15 @@ def _runner(choice: plans.Choice, x: Operand) -> tuple[Callable, int]:
         return tcalls.kernel_runner(choice.inner, lay, view), 0
     fn = core_launch.function(choice.source, choice.expression, device=x.device)
     ptrs = [("ptr", 0), ("ptr", 0)]
-    if kind in ("tiles", "scalar"):
+    if kind == "tiles":
+        t = choice.tiling
+        tr, tc = plans.tile_of(choice)
+        count = math.prod(a.n for a in t.batch)
+        blocks = min(count * plans.cdiv(t.rows, tr) * plans.cdiv(t.cols, tc), MAX_BLOCKS)
+        args = ptrs + [("i64", t.rows), ("i64", t.cols), ("bytes", plans.fold_struct(t.rf)),
+                       ("bytes", plans.fold_struct(t.cf)), ("bytes", plans.batch_struct(t.batch)),
+                       ("i32", len(t.batch)), ("i64", count)]
+    elif kind == "scalar":
         *batch, c, r = axes
         tr, tc = plans.tile_of(choice)
         count = math.prod(a.n for a in batch)
@@ -116,7 +124,12 @@ def ladder_choice(kind: str, itemsize: int, axes) -> plans.Choice:
         raise ValueError(f"{kind}: needs a permutation that moves the input's unit-stride axis")
     if len(axes) - 2 > plans.BATCH_MAX:
         raise ValueError(f"{kind}: at most {plans.BATCH_MAX} batch axes")
-    return plans.tile_choice(itemsize, axes, units[-1], kind=kind)
+    if kind == "scalar":
+        return plans.scalar_choice(itemsize, axes, units[-1])
+    t = plans.tiling(axes, units[-1], itemsize)
+    if not t.vectors(itemsize, 0, 0):
+        raise ValueError(f"{kind}: extents and strides must be whole 16-byte vectors ({16 // itemsize} elements)")
+    return plans.vec_choice(itemsize, t)
 
 
 _plans: dict[tuple, Plan] = {}

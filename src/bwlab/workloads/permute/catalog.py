@@ -23,7 +23,8 @@ class PermuteKernel(KernelSpec):
             return [plans.gather_expression(e) for e in plans.ITEMSIZES]
         if self.family_kind == "scalar":
             return [plans.scalar_expression(e, c) for e in plans.ITEMSIZES for c in plans.SCALAR_TILES[e]]
-        return [plans.vec_expression(e, c) for e in plans.ITEMSIZES for c in plans.VEC_TILES[e]]
+        return [plans.vec_expression(e, c, f) for f in (False, True) for e in plans.ITEMSIZES
+                for c in plans.VEC_TILES[e]]
 
     def expression(self, dtype: str, block) -> str:
         e = ITEMSIZE[dtype]

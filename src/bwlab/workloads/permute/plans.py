@@ -120,6 +120,7 @@ class Choice:
     inner: Optional[tplans.Choice] = None  # kind "transpose": bwlab.transpose's choice
     layout: Optional[tplans.Layout] = None
     vector: int = 0      # kind "rows": bytes per access
+    tiling: Optional["Tiling"] = None  # kind "tiles"
 
     @property
     def label(self) -> str:
@@ -142,8 +143,8 @@ def pick_tile(candidates, rows: int, cols: int) -> tuple[int, int, int]:
     return min(candidates, key=lambda c: (round(tile_waste(rows, cols, c[0], c[1]), 2), candidates.index(c)))
 
 
-def vec_expression(e: int, cfg) -> str:
-    return "tileBatched<%d,%d,%d,%d>" % (e, *cfg)
+def vec_expression(e: int, cfg, folded: bool = False) -> str:
+    return "%s<%d,%d,%d,%d>" % ("tileFolded" if folded else "tileBatched", e, *cfg)
 
 
 def scalar_expression(e: int, cfg) -> str:
@@ -161,7 +162,7 @@ def gather_expression(e: int) -> str:
 def expressions() -> dict[Path, list[str]]:
     """Every instantiation bwlab.permute() may launch (bwlab.transpose's are registered by it)."""
     return {
-        BATCHED: [vec_expression(e, c) for e in ITEMSIZES for c in VEC_TILES[e]]
+        BATCHED: [vec_expression(e, c, f) for f in (False, True) for e in ITEMSIZES for c in VEC_TILES[e]]
         + [scalar_expression(e, c) for e in ITEMSIZES for c in SCALAR_TILES[e]],
         ROWS: [rows_expression(v) for v in ITEMSIZES],
         GATHER: [gather_expression(e) for e in ITEMSIZES],
@@ -209,26 +210,76 @@ def choose(itemsize: int, axes: list[Axis], x_ptr: int, out_ptr: int, tuned: Opt
                           f"a batched swap of two axes: {inner.reason}", inner, lay)
     if len(batch) > BATCH_MAX:
         return gather_choice(e, axes, f"{len(batch)} batch axes (the tile kernels take {BATCH_MAX})")
-    return tile_choice(e, axes, units[-1], x_ptr, out_ptr)
+    t = tiling(axes, units[-1], e)
+    if t.vectors(e, x_ptr, out_ptr):
+        return vec_choice(e, t)
+    return scalar_choice(e, axes, units[-1])
 
 
-def tile_choice(e: int, axes, unit: int, x_ptr: int = 0, out_ptr: int = 0, kind: Optional[str] = None) -> Choice:
-    """Tiles between the input's unit-stride axis (axes[unit]) and the output's fastest: 16-byte
-    vectors when every extent, stride and pointer allows (or kind="tiles"), else elements."""
+def vec_choice(e: int, t: "Tiling") -> Choice:
+    cfg = pick_tile(VEC_TILES[e], t.rows, t.cols)
+    folded = " (short axes folded with their neighbours)" if t.folded else ""
+    return Choice("tiles", e, (), BATCHED, vec_expression(e, cfg, t.folded), cfg[2],
+                  f"fastest axes differ: {cfg[0]}x{cfg[1]} tiles of 16-byte vectors{folded}, "
+                  f"{len(t.batch)} batch axes", tiling=t)
+
+
+def scalar_choice(e: int, axes, unit: int) -> Choice:
     r, c = axes[unit], axes[-1]
     batch = [a for k, a in enumerate(axes) if k not in (unit, len(axes) - 1)]
-    ve = 16 // e
-    whole = all(v % ve == 0 for v in (c.n, r.n, c.si, r.so, *(a.si for a in batch), *(a.so for a in batch)))
-    if kind == "tiles" and not whole:
-        raise ValueError(f"tiles: extents and strides must be whole 16-byte vectors ({ve} elements)")
-    if kind != "scalar" and whole and x_ptr % 16 == 0 and out_ptr % 16 == 0:
-        cfg = pick_tile(VEC_TILES[e], c.n, r.n)
-        return Choice("tiles", e, (*batch, c, r), BATCHED, vec_expression(e, cfg), cfg[2],
-                      f"fastest axes differ: {cfg[0]}x{cfg[1]} tiles of 16-byte vectors, {len(batch)} batch axes")
     cfg = pick_tile(SCALAR_TILES[e], c.n, r.n)
     return Choice("scalar", e, (*batch, c, r), BATCHED, scalar_expression(e, cfg), cfg[2],
                   f"fastest axes differ, not whole 16-byte vectors: {cfg[0]}x{cfg[1]} tiles element by element, "
                   f"{len(batch)} batch axes")
+
+
+NO_FOLD = 62  # a shift beyond any index: the side is one axis
+FOLD_BELOW = 256  # bytes: a fastest axis shorter than this folds in its neighbour (when it can)
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """tileBatched's view of a permutation: input rows run along the output's fastest axis (B,
+    with the output's next axis folded in when B is short), input columns along the input's
+    unit-stride axis (A, with the input's axis of stride A.n folded in when A is short). Row g
+    starts at input offset rf(g), column g at output offset cf(g); rf, cf = (s1, s2, shift)."""
+    rows: int
+    cols: int
+    rf: tuple[int, int, int]
+    cf: tuple[int, int, int]
+    batch: tuple[Axis, ...]
+
+    @property
+    def folded(self) -> bool:
+        return self.rf[2] != NO_FOLD or self.cf[2] != NO_FOLD
+
+    def vectors(self, e: int, x_ptr: int, out_ptr: int) -> bool:
+        """Every access a whole, aligned 16-byte vector."""
+        ve = 16 // e
+        vals = (self.rows, self.cols, self.rf[0], self.rf[1], self.cf[0], self.cf[1],
+                *(a.si for a in self.batch), *(a.so for a in self.batch))
+        return x_ptr % 16 == 0 and out_ptr % 16 == 0 and all(v % ve == 0 for v in vals)
+
+
+def _short_pow2(n: int, e: int) -> bool:
+    return n * e < FOLD_BELOW and n & (n - 1) == 0
+
+
+def tiling(axes, unit: int, e: int) -> Tiling:
+    """The tiles between the input's unit-stride axis (axes[unit]) and the output's fastest."""
+    last = len(axes) - 1
+    a, b = axes[unit], axes[last]
+    a2 = next((k for k, x in enumerate(axes) if x.si == a.n and k not in (unit, last)), None)
+    if a2 is not None and not _short_pow2(a.n, e):
+        a2 = None
+    b2 = last - 1 if last - 1 not in (unit, a2) and _short_pow2(b.n, e) else None
+    used = {unit, last, a2, b2}
+    batch = tuple(x for k, x in enumerate(axes) if k not in used)
+    rows = b.n * (axes[b2].n if b2 is not None else 1)
+    cols = a.n * (axes[a2].n if a2 is not None else 1)
+    rf = (b.si, axes[b2].si, b.n.bit_length() - 1) if b2 is not None else (b.si, 0, NO_FOLD)
+    cf = (a.so, axes[a2].so, a.n.bit_length() - 1) if a2 is not None else (a.so, 0, NO_FOLD)
+    return Tiling(rows, cols, rf, cf, batch)
 
 
 def tile_of(choice: Choice) -> tuple[int, int]:
@@ -246,6 +297,11 @@ def fast_div(d: int) -> tuple[int, int, int]:
         return 1, 0, 0
     p = 31 + (d - 1).bit_length()
     return d, ((1 << p) + d - 1) // d, p - 32
+
+
+def fold_struct(f: tuple[int, int, int]) -> bytes:
+    """tileBatched's Fold: i64 s1, s2; int shift (padded to 24 bytes)."""
+    return struct.pack("<qqi4x", *f)
 
 
 def batch_struct(batch, dims: int = BATCH_MAX) -> bytes:

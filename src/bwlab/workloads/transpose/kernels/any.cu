@@ -31,8 +31,9 @@ tileAny(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols,
     i64 b, r0, c0;
     tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
     const i64 base = b * rows * cols;
-    tile_vec<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + base + r0 * cols + c0, cols,
-                                 reinterpret_cast<T*>(out) + base + c0 * rows + r0, rows, rows - r0, cols - c0, s);
+    tile_vec<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + base + r0 * cols + c0, [=](int r) { return r * cols; },
+                                 reinterpret_cast<T*>(out) + base + c0 * rows + r0, [=](int j) { return j * rows; },
+                                 rows - r0, cols - c0, s);
     if (t + gridDim.x < total) __syncthreads();  // the block's next tile reuses the shared buffer
   }
 }

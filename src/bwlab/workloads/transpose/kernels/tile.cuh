@@ -65,14 +65,15 @@ __device__ __forceinline__ void tile_at(i64 t, i64 tiles_r, i64 per_matrix, i64&
 
 
 // One TR x TC tile through shared memory with 16-byte vectors (the body of tileAny and of
-// tileBatched): x is input element (r0, c0), input rows ldi elements apart; y is output
-// element (c0, r0), output rows ldo elements apart (typed pointers: byte arithmetic here costs
-// registers); nr, nc: input rows and columns left from (r0, c0). Needs nr, nc, ldi, ldo in
-// whole vectors (VE elements) and 16-byte aligned x and y, so every vector is wholly inside
-// or outside the matrix and edge tiles keep the vector path.
-template <int E, int TR, int TC, int THREADS>
-__device__ __forceinline__ void tile_vec(const typename Elem<E>::T* __restrict__ x, i64 ldi,
-                                         typename Elem<E>::T* __restrict__ y, i64 ldo, i64 nr, i64 nc, byte* s) {
+// tileBatched): input row r of the tile starts at x + in_row(r), output row j at y + out_row(j)
+// (offsets in elements; typed pointers: byte arithmetic here costs registers); nr, nc: input
+// rows and columns left in the matrix. Needs nr, nc and every row offset in whole vectors (VE
+// elements) and 16-byte aligned x and y, so every vector is wholly inside or outside the
+// matrix and edge tiles keep the vector path.
+template <int E, int TR, int TC, int THREADS, class InRow, class OutRow>
+__device__ __forceinline__ void tile_vec(const typename Elem<E>::T* __restrict__ x, InRow in_row,
+                                         typename Elem<E>::T* __restrict__ y, OutRow out_row, i64 nr, i64 nc,
+                                         byte* s) {
   typedef TileShape<E, TR, TC> S;
   typedef typename Unit<E>::T U;
   constexpr int VE = S::VE, G = S::G, WARPS = THREADS / 32;
@@ -89,7 +90,7 @@ __device__ __forceinline__ void tile_vec(const typename Elem<E>::T* __restrict__
   for (int i = 0; i < NL; ++i) {  // every load in flight before the first shared store
     const int p = warp + i * WARPS;
     const int r = (p / (TC / (8 * VE))) * 4 + pr, c = ((p % (TC / (8 * VE))) * 8 + pv) * VE;
-    if (full || (r < nr && c < nc)) v[i] = *reinterpret_cast<const uint4*>(x + r * ldi + c);
+    if (full || (r < nr && c < nc)) v[i] = *reinterpret_cast<const uint4*>(x + in_row(r) + c);
   }
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
@@ -109,7 +110,7 @@ __device__ __forceinline__ void tile_vec(const typename Elem<E>::T* __restrict__
       u[e] = *reinterpret_cast<const U*>(s + (i + e) * S::PITCH + (i / VE) * 16 + j * E);
 #pragma unroll
     for (int g = 0; g < G; ++g)
-      if (full || (j + g < nc && i < nr)) __stcs(reinterpret_cast<uint4*>(y + (j + g) * ldo + i), gather<E>(u, g));
+      if (full || (j + g < nc && i < nr)) __stcs(reinterpret_cast<uint4*>(y + out_row(j + g) + i), gather<E>(u, g));
   }
 }
 
