@@ -1,11 +1,15 @@
 """bwlab's calls as the first CUDA work of a new host thread, which has no current CUDA
 context until something binds one (torch's autograd thread is such a thread when a bwlab op
 runs first in a backward pass)."""
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
 
 import bwlab
+from bwlab.core import launch
 
 pytestmark = pytest.mark.gpu
 
@@ -39,14 +43,23 @@ CALLS = {
 
 
 @pytest.mark.parametrize("name", CALLS)
-def test_first_cuda_work_of_a_new_thread(name):
+def test_first_cuda_work_of_a_new_thread(name, monkeypatch):
     torch = pytest.importorskip("torch")
     call, ref, shape, dtype = CALLS[name]
     x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))
     want = ref(x).contiguous()
+    bound, bind = [], launch._bind_context
+
+    def recording_bind():
+        bound.append(threading.get_ident())
+        bind()
+
+    monkeypatch.setattr(launch, "_bind_context", recording_bind)
     for _ in range(2):  # a new plan, then the cached one, each in a thread of its own
         out = torch.full_like(want, float("nan"))
-        _in_new_thread(lambda: call(x, out))
+        bound.clear()  # a finished thread's identity may be reused by the next
+        worker = _in_new_thread(lambda: (call(x, out), threading.get_ident())[1])
+        assert worker in bound  # the thread had no context: bwlab bound one (else this tests nothing)
         torch.cuda.synchronize()
         if name == "softmax":
             torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-7)  # float32 against float64 rounded
@@ -54,10 +67,26 @@ def test_first_cuda_work_of_a_new_thread(name):
             assert torch.equal(out, want)
 
 
-def test_backward_whose_first_cuda_work_is_bwlabs():
-    torch = pytest.importorskip("torch")
+# In a process of its own, so that torch's autograd thread for the GPU is new and the inverse
+# permutation of the backward pass is its first CUDA work.
+BACKWARD = textwrap.dedent("""
+    import threading
+    import torch
+    import bwlab
+    from bwlab.core import launch
+    bound, bind = [], launch._bind_context
+    launch._bind_context = lambda: (bound.append(threading.get_ident()), bind())
     x = torch.randn(4, 7, 3, device="cuda", dtype=torch.float64, requires_grad=True)
     y = bwlab.permute(x, (1, 2, 0))
     g = torch.randn_like(y)
-    y.backward(g)  # the autograd thread runs bwlab's inverse permutation as its first CUDA work
-    assert torch.equal(x.grad, g.permute(2, 0, 1).contiguous())
+    y.backward(g)
+    assert torch.equal(x.grad, g.permute(2, 0, 1).contiguous()), "wrong gradient"
+    assert set(bound) - {threading.get_ident()}, "the autograd thread already had a CUDA context"
+    print("ok")
+""")
+
+
+def test_backward_whose_first_cuda_work_is_bwlabs():
+    pytest.importorskip("torch")
+    res = subprocess.run([sys.executable, "-c", BACKWARD], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-3000:]

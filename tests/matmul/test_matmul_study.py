@@ -62,3 +62,26 @@ def test_dynamic_shared_memory_counts_toward_occupancy():
     pts = {p.name: p for p in study.points(run)}
     big = pts["sgemm-128x256x16-w64x64-i2x4-s3"]
     assert big.smem == 2048 + W.kernel(big.name).shared and big.threads == 256
+
+
+def test_stops_paying_compares_counts_not_shapes_and_looks_past_a_dip():
+    # regBlock on a 64x64 tile as measured on an H200: three shapes of 4 results per thread
+    # (1x4, 4x1, 2x2), then 8x8 = 64 far faster. A rule comparing neighbours in the list would
+    # stop at 4 (1x4 -> 4x1 -> 2x2 barely move); the study must say it still pays at 64.
+    speeds = {"regBlock-64x64-r1x4": 11.0, "regBlock-64x64-r4x1": 13.8, "regBlock-64x64-r2x2": 14.2,
+              "regBlock-64x64-r8x8": 24.8,
+              # a dip and a recovery on 32x32: 4 per thread slower than 1, 16 far faster than both
+              "regBlock-32x32-r1x1": 10.0, "regBlock-32x32-r2x2": 9.0, "regBlock-32x32-r4x4": 20.8}
+    run = sweep_run()
+    for r in run.records:
+        r.gflops = 1000.0 * speeds[r.name] if r.name in speeds else None
+    lines = study.stops_paying(run)
+    mid = next(line for line in lines if line.startswith("regBlock, 64x64 tile"))
+    assert "best 24.8 TFLOP/s at 64 results per thread; still paying" in mid
+    small = next(line for line in lines if line.startswith("regBlock, 32x32 tile"))
+    assert "still paying" in small
+    for r in run.records:  # 8x8 no faster than the best 4: it stops paying after 4
+        if r.name == "regBlock-64x64-r8x8":
+            r.gflops = 14.5e3
+    mid = next(line for line in study.stops_paying(run) if line.startswith("regBlock, 64x64 tile"))
+    assert "stops paying after 4 per thread (14.2 TFLOP/s" in mid

@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 from ..core import device, timing
 from ..core.results import Record, Run
-from ..core.workload import Case, Workload
+from ..core.workload import COPY_ROLES, Case, Workload
 
 Log = Callable[[str], None]
 
@@ -25,9 +25,9 @@ def new_run(procedure: str, w: Optional[Workload], config: dict, command: str) -
 
 
 def record(w: Workload, case: Case, name: str, kind: str, family: str, role: str, **kw) -> Record:
-    """A record of the case's bytes; its FLOPs too, except for a ceiling (a copy does none)."""
+    """A record of the case's bytes; its FLOPs too, except for a copy (a ceiling, bound or floor)."""
     return Record(name, kind, family, role, list(case.shape), case.dtype, w.bytes_moved(case), workload=w.name,
-                  params=dict(case.params), flops=0 if role == "ceiling" else w.flops(case), **kw)
+                  params=dict(case.params), flops=0 if role in COPY_ROLES else w.flops(case), **kw)
 
 
 def time_into(rec: Record, fn, *, warmup: int, reps: int, flush=None) -> None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ..core.results import Run
+from ..core.workload import COPY_ROLES
 
 NEAR = 80.0      # % of the measured ceiling that counts as "at the roof"
 FAR = 60.0       # below this on both resources: neither bounds the kernel
@@ -117,8 +118,8 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
         secs = r.median_ms * 1e-3
         cnt = r.counters or {}
         executed = cnt.get("fadd", 0) + cnt.get("fmul", 0) + 2 * cnt.get("ffma", 0) if cnt else 0
-        # a copy ceiling does no FLOPs (runs saved before records said so carry the case's)
-        flops = 0.0 if r.role == "ceiling" else float(r.flops or 0) or float(executed)
+        # a copy does no FLOPs (runs saved before records said so carry the case's on their ceilings)
+        flops = 0.0 if r.role in COPY_ROLES else float(r.flops or 0) or float(executed)
         flop_ratio = executed / r.flops if executed and r.flops else None
         dram = (cnt.get("dram_read_bytes", 0) + cnt.get("dram_write_bytes", 0)) or None
         gflops = flops / secs / 1e9
@@ -150,8 +151,9 @@ BOUND_COLORS = {"memory": "#2ca02c", "compute": "#1f77b4", "wasted traffic": "#d
 
 
 def combine(runs: Sequence[Run]) -> tuple[dict, list[Point]]:
-    """The roofs (from the runs' device; measured ceilings from the first run that has each)
-    and every run's points judged against them. ValueError if the runs come from different GPUs."""
+    """The roofs (from the runs' device; each measured ceiling the highest any run measured: a
+    run whose case is small measures its copy below what the memory delivers) and every run's
+    points judged against them. ValueError if the runs come from different GPUs."""
     names = {r.device.get("name") for r in runs}
     if len(names) > 1:
         raise ValueError(f"the runs come from different GPUs ({', '.join(sorted(map(str, names)))}): one roofline "
@@ -160,7 +162,7 @@ def combine(runs: Sequence[Run]) -> tuple[dict, list[Point]]:
     for r in runs[1:]:
         c = ceilings(r)
         for key in ("bw_measured", "flops_measured"):
-            ceil[key] = ceil[key] or c[key]
+            ceil[key] = max((v for v in (ceil[key], c[key]) if v), default=None)
     pts = [p for r in runs for p in analyze(r, ceil)]
     if len({r.workload for r in runs}) > 1:
         for p in pts:

@@ -6,6 +6,7 @@ from typing import Optional
 
 from ..core.results import Run
 from ..core.table import Column, TableData, count, ms, num, pct, ratio
+from ..core.workload import COPY_ROLES
 
 BW_NOTE = "GB/s = (bytes read + bytes written) / median time, 10^9 bytes/s"
 C = Column
@@ -84,7 +85,7 @@ def ladder_table(run: Run) -> TableData:
         cv = r.cv
         cells = [r.name, r.role, "x".join(map(str, r.block)) if r.block else "-", ms(r.median_ms),
                  pct(None if cv is None else 100 * cv), num(r.gbs)]
-        cells += [num(r.gflops) if r.role != "ceiling" else "-"] if flops else []  # a copy does no FLOPs
+        cells += [num(r.gflops) if r.role not in COPY_ROLES else "-"] if flops else []  # a copy does no FLOPs
         cells += [pct(r.pct_peak), pct(r.pct_memcpy), pct(r.pct_best_copy), _ok(r.correct)]
         if profiled:
             k = r.counters or {}

@@ -14,8 +14,8 @@ from . import coalescing, control, instructions, memory, peaks, pending, transpo
 from .claim import (DEPENDS, FAILS, HOLDS, NOT_MEASURED, NOT_YET, STATUSES, VERDICTS, Bars, Claim, Kernels,
                     Verdict)
 
-# Ledger order: the transpose lessons first, then the peak formulas, memory spaces, instructions,
-# control flow, and the claims not measured yet.
+# Ledger order: the transpose lessons first, then the peak formulas, memory spaces, coalescing,
+# instructions, control flow, and the claims not measured yet.
 CLAIMS: tuple[Claim, ...] = (transpose.CLAIMS + peaks.CLAIMS + memory.CLAIMS + coalescing.CLAIMS
                              + instructions.CLAIMS + control.CLAIMS + pending.CLAIMS)
 IDS = tuple(c.id for c in CLAIMS)

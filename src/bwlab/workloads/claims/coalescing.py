@@ -57,9 +57,12 @@ def decide(n: dict) -> Verdict:
         return Verdict(FAILS, text + " Strided reads cost no more than consecutive ones here.")
     if r_off <= MISALIGNED_COSTS:
         return Verdict(HOLDS, text + " Both patterns waste bandwidth.")
-    return Verdict(DEPENDS, text + " Strides waste bandwidth in proportion to the sectors they touch, up to one "
-                   "32-byte sector per 4-byte word; a misaligned warp touches five sectors instead of four, and the "
-                   "neighbouring warp reads the fifth anyway, so L2 absorbs it.",
+    return Verdict(DEPENDS, text + f" Strides waste bandwidth: from stride 8 on, every 4-byte word read costs a "
+                   f"32-byte sector of its own ({x(n['stride8_gbs'] / base)} of consecutive reads at 8, "
+                   f"{x(n['stride32_gbs'] / base)} at 32). A misaligned warp touches five sectors instead of four, "
+                   f"and the neighbouring warp reads the fifth anyway, so L2 absorbs it ({pct(r_off)} at worst). "
+                   "With one 4-byte read per thread the consecutive reads are themselves held back by the loads in "
+                   "flight, so these fractions understate what the strided reads cost DRAM.",
                    "the pattern: strides waste bandwidth, a misaligned start hardly does")
 
 
