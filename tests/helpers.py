@@ -5,6 +5,7 @@ from bwlab.core.results import Record, Run
 
 ROOT = Path(__file__).parents[1]
 H200 = ROOT / "benchmarks" / "h200"
+H100 = ROOT / "benchmarks" / "h100"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

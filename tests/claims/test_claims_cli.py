@@ -55,3 +55,34 @@ def test_without_a_gpu_one_line_and_nothing_written(tmp_path):
     lines = [line for line in res.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "needs an NVIDIA GPU" in lines[0]
     assert not (tmp_path / "o").exists()
+
+
+def test_compare_two_ledgers_needs_no_gpu(tmp_path, monkeypatch):
+    from helpers import H100, H200
+
+    monkeypatch.chdir(tmp_path)  # where a default results folder would go
+    a, b = str(H200 / "claims" / "claims.json"), str(H100 / "claims" / "claims.json")
+    res = invoke("claims", "--compare", a, "--compare", b)
+    assert res.exit_code == 0, res.output
+    assert "NVIDIA H200" in res.output and "NVIDIA H100" in res.output
+    row = next(line for line in res.output.splitlines() if line.startswith("larger-tiles"))
+    assert row.split()[-1] == "NO" and "differ on 1 claim: larger-tiles" in " ".join(res.output.split())
+    res = invoke("claims", "--only", "padding", "--compare", a, "--compare", a)
+    assert res.exit_code == 0 and "larger-tiles" not in res.output and "(" + a + ")" in res.output
+    assert [p.name for p in tmp_path.iterdir()] == []  # nothing written
+
+
+@pytest.mark.parametrize("files, words", [
+    (["one"], "give two ledgers or more"),
+    (["one", "README.md"], "is not JSON"),
+    (["one", "benchmarks/h200/matmul/run/run.json"], "not a claims ledger"),
+    (["one", "no/such/file.json"], "cannot read"),
+])
+def test_compare_refuses_in_one_line(files, words):
+    from helpers import H200, ROOT
+
+    args = []
+    for f in files:
+        args += ["--compare", str(H200 / "claims" / "claims.json") if f == "one" else str(ROOT / f)]
+    res = invoke("claims", *args)
+    assert res.exit_code == 2 and words in res.output and "Traceback" not in res.output, res.output

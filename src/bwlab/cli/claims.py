@@ -45,16 +45,24 @@ def claims(only: Optional[str] = typer.Option(None, "--only", metavar="A,B",
                                     help="timed repetitions per kernel (the median is kept)"),
            warmup: int = typer.Option(3, "--warmup", min=0, max=1000, metavar="N", help=WARMUP_HELP),
            seed: Optional[int] = typer.Option(None, "--seed", min=0, metavar="N", help=SEED_HELP),
-           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
+           force: bool = typer.Option(False, "--force", help=FORCE_HELP),
+           compare: Optional[list[Path]] = typer.Option(None, "--compare", metavar="CLAIMS.json",
+                                                        help="compare saved ledgers, from two GPUs say: give it "
+                                                             "once per file (two or more); no GPU needed")):
     """Test rules of thumb from classic CUDA teaching notes on this GPU: each claim's experiment checks
     its kernels' results, times them, and gives a verdict (holds, does not hold, depends, and on what)
     with the numbers behind it. Claims without an experiment yet are listed as not measured yet.
 
     Writes claims.json, table.txt, report.md and a bar chart per measured claim; `bwlab report
-    claims.json --format html` renders the ledger again. Exit codes: 0 measured, 1 an experiment
-    failed, 2 a wrong value, 3 a kernel gave a wrong result.
+    claims.json --format html` renders the ledger again; `--compare A/claims.json --compare
+    B/claims.json` prints two saved ledgers' verdicts side by side and where they differ.
+    Exit codes: 0 measured, 1 an experiment failed, 2 a wrong value, 3 a kernel gave a wrong
+    result.
     """
     chosen = _chosen(only)
+    if compare:
+        _compare(compare, {c.id for c in chosen} if only else None)
+        return
     if list_only:
         _list(chosen)
         return
@@ -92,6 +100,27 @@ def _write(run_doc, folder: Path) -> None:
     md = write_markdown(run_doc, folder)
     print_tables(tables[1:2])
     written(folder / JSON, folder / TABLE, md)
+
+
+def _compare(paths: list[Path], only) -> None:
+    from ..core.results import load
+    from ..lab.claims import ledger
+    from ..report.ledger import compare_table
+
+    if len(paths) < 2:
+        raise bad("--compare: give two ledgers or more (--compare A.json --compare B.json)")
+    runs = []
+    for p in paths:
+        try:
+            run = load(p)
+            ledger(run)
+        except ValueError as exc:
+            raise bad(f"--compare: {p}: {exc}") from None
+        runs.append(run)
+    labels = [r.device.get("name") or str(p) for r, p in zip(runs, paths)]
+    if len(set(labels)) < len(labels):  # the same GPU twice: tell the files apart
+        labels = [f"{lab} ({p})" for lab, p in zip(labels, paths)]
+    print_tables([compare_table(runs, labels, only)])
 
 
 def _list(chosen) -> None:

@@ -9,6 +9,7 @@ import io
 from ..core.results import Run
 from ..core.table import Column, TableData, num
 from ..lab.claims import ledger
+from ..workloads.claims import VERDICTS
 from .tables import device_table
 
 L = lambda h, long=False: Column(h, "left", long)  # noqa: E731
@@ -66,6 +67,27 @@ def pending_table(run: Run) -> TableData:
     for e in ledger(run):
         if e["status"] == "not measured yet":
             t.add(e["id"], f"{e['claim']} (from the {e['topic']})", e["verdict"])
+    return t
+
+
+def compare_table(runs: list[Run], labels: list[str], only=None) -> TableData:
+    """The verdicts of several ledgers side by side (one column per ledger, labelled), claims in
+    the first ledger's order, then any the others have; `only`: the claim ids to keep."""
+    by = [{e["id"]: e for e in ledger(r)} for r in runs]
+    ids = list(dict.fromkeys(i for b in by for i in b))
+    ids = [i for i in ids if only is None or i in only]
+    t = TableData("claims ledgers compared", [L("claim")] + [L(lab) for lab in labels] + [L("same")])
+    differ = []
+    for i in ids:
+        cells = [_verdict(b[i]) if i in b else "-" for b in by]
+        measured = [b[i]["status"] for b in by if i in b and b[i]["status"] in VERDICTS]
+        same = "-" if len(measured) < 2 else "yes" if len(set(measured)) == 1 else "NO"
+        if same == "NO":
+            differ.append(i)
+        t.add(i, *cells, same)
+    t.caption = ("'same': whether the ledgers that measured the claim agree; "
+                 + (f"they differ on {len(differ)} claim{'s' if len(differ) > 1 else ''}: {', '.join(differ)}"
+                    if differ else "they agree on every claim they measured"))
     return t
 
 
