@@ -99,3 +99,7 @@ def test_dynamic_shared_memory_fits_an_sm(spec):
     p = [int(v) for v in spec.template[spec.template.index("<") + 1:-1].split(",")]
     bm, bn, bk, stages = p[0], p[1], p[2], p[7]
     assert spec.shared == 4 * stages * bk * (bm + 4 + bn) <= 227 * 1024
+
+
+def test_only_the_tf32_peer_says_it_computes_in_another_precision():
+    assert {p.name: p.precision for p in W.peers()} == {"bwlab": "", "torch": "", "cupy": "", "torch-tf32": "tf32"}

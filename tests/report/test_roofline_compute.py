@@ -101,8 +101,13 @@ def test_copy_ceilings_do_no_flops_and_tf32_is_not_judged_by_the_fp32_roof():
                                                   "median_ms": run.records[-1].median_ms * 51.2 / 398}})
     run.records += [copy, tf32]  # a run saved with the case's FLOPs on its copy ceiling
     pts = {p.name: p for p in roofline.analyze(run)}
-    assert pts["cudaMemcpy"].flops == 0 and pts["cudaMemcpy"].gflops == 0 and pts["cudaMemcpy"].verdict.bound != "compute"
-    assert pts["torch-tf32"].verdict.bound == "other precision" and "above the FP32 peak" in pts["torch-tf32"].verdict.text
+    cp, tf = pts["cudaMemcpy"], pts["torch-tf32"]
+    assert cp.flops == 0 and cp.gflops == 0 and cp.verdict.bound != "compute"
+    assert tf.verdict.bound == "other precision" and "above the FP32 peak" in tf.verdict.text
+    slow = run.records[0].__class__(**{**run.records[-1].__dict__, "name": "tf32-small", "precision": "tf32"})
+    run.records.append(slow)  # below the FP32 peak, but said to compute in TF32
+    v = {p.name: p for p in roofline.analyze(run)}["tf32-small"].verdict
+    assert v.bound == "other precision" and "computes in tf32" in v.text
     row = next(r for r in roofline_table(list(pts.values())).rows if r[0] == "cudaMemcpy")
     assert row[4:10] == ["-"] * 6
 

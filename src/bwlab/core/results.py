@@ -53,6 +53,7 @@ class Record:
     origin: str = ""
     lesson: str = ""
     counters: Optional[dict] = None  # Nsight Compute metrics
+    precision: str = ""             # a peer computing in another precision than dtype (e.g. "tf32")
 
     @property
     def median_ms(self) -> Optional[float]:

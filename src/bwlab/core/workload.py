@@ -72,6 +72,7 @@ class Peer:
     make: Callable
     needs: tuple[str, ...] = ()
     dtypes: Optional[tuple[str, ...]] = None  # None: any
+    precision: str = ""  # the precision it computes in, when not the case's dtype (e.g. "tf32")
 
     def unavailable(self, dtype: str) -> Optional[str]:
         """Why this peer cannot run here, or None."""

@@ -62,6 +62,7 @@ def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], w
             else:
                 p = w.peer(name)
                 rec.origin = p.origin if name != API else w.explain(x, case)
+                rec.precision = p.precision
                 why = p.unavailable(case.dtype)
                 if why:
                     rec.notes.append(f"skipped: {why}")

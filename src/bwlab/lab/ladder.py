@@ -89,7 +89,8 @@ def run_ladder(w: Workload, case: Optional[Case] = None, kernels: Optional[list[
         time_into(rec, fn, warmup=warmup, reps=reps, flush=flush)
 
     def do_peer(p: Peer) -> None:
-        rec = record(w, case, p.name, "api" if p.name == "bwlab" else "peer", "peer", p.role, origin=p.origin)
+        rec = record(w, case, p.name, "api" if p.name == "bwlab" else "peer", "peer", p.role, origin=p.origin,
+                     precision=p.precision)
         run.records.append(rec)
         why = p.unavailable(case.dtype)
         if why:

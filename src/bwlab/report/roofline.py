@@ -133,7 +133,10 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
                            conflicts / (r.bytes / 1024) if conflicts is not None else None,
                            flop_ratio, intensity if dram else None, rdg if dram else None,
                            conflicts / (cnt["ffma"] / 32) if conflicts is not None and cnt.get("ffma") else None)
-        if ceil["flops_peak"] and gflops > ceil["flops_peak"]:
+        if r.precision:
+            verdict = Verdict("other precision", f"computes in {r.precision} ({gflops / 1e3:.3g} TFLOP/s), so the "
+                              "FP32 roof does not bound it")
+        elif ceil["flops_peak"] and gflops > ceil["flops_peak"]:  # a run saved before records said so
             verdict = Verdict("other precision", f"{gflops / 1e3:.3g} TFLOP/s, above the FP32 peak of "
                               f"{ceil['flops_peak'] / 1e3:.3g}: not FP32 arithmetic (tensor cores, another "
                               "precision), so the FP32 roof does not bound it")

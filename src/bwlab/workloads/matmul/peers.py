@@ -66,6 +66,6 @@ PEERS: tuple[Peer, ...] = (
     Peer("torch", OP, "torch.matmul(a, b, out=c), TF32 off: cuBLAS SGEMM", _torch(False), ("torch",)),
     Peer("cupy", OP, "cupy.matmul(a, b, out=c): cuBLAS SGEMM", _cupy, ("cupy",)),
     Peer("torch-tf32", OP, "torch.matmul with allow_tf32 = True: cuBLAS on tensor cores, TF32 inputs "
-         "(another precision)", _torch(True), ("torch",)),
+         "(another precision)", _torch(True), ("torch",), precision="tf32"),
 )
 CUBLAS = ("torch", "cupy")  # the SGEMM peers the goals compare with, in order of preference
