@@ -128,6 +128,13 @@ def nccl_cases(rank, world):
                 torch.cuda.synchronize(dev)
                 assert same(got, want), (R, C, dtype, chunks)
                 n += 1
+    # a shard that is a strided, flipped view: the local steps take bwlab.transpose's strided path
+    full = torch.arange(61 * 90, dtype=torch.float32, device=dev).view(61, 90)
+    view = full[:, ::3].flip(0)
+    got = bd.transpose(bd.shard_of(view, world, rank))
+    torch.cuda.synchronize(dev)
+    assert torch.equal(got, bd.shard_of(view.t().contiguous(), world, rank))
+    n += 1
     print(f"rank {rank}: {n} cases bit-exact against one GPU")
 
 

@@ -33,6 +33,7 @@ CHUNK_SWEEP = (1, 2, 4, 8, 16, 32, 64)
 CHECK_SHAPES = [(1, 1), (1, 1000), (1000, 1), (33, 31), (1025, 777), (7, 3)]
 PEERS = ("torch", "all_to_all")
 BIG = 256 << 20   # bytes of a matrix from which fewer repetitions are timed
+HOST_BOUND = 0.8  # queuing a call this close to its GPU time: the GPU may have waited on the host
 
 Log = Callable[[str], None]
 
@@ -59,12 +60,16 @@ def setup() -> Session:
     local = int(os.environ.get("LOCAL_RANK", "0"))
     own = not dist.is_initialized()
     if own:
+        gpu = local
         if cuda:
-            if local >= torch.cuda.device_count():
-                raise RuntimeError(f"local rank {local} but only {torch.cuda.device_count()} GPUs are visible")
-            torch.cuda.set_device(local)
+            count = torch.cuda.device_count()
+            if count == 1:  # a scheduler that shows each rank its own GPU only
+                gpu = 0
+            elif local >= count:
+                raise RuntimeError(f"local rank {local} but only {count} GPUs are visible")
+            torch.cuda.set_device(gpu)
         backend = "nccl" if cuda else "gloo"
-        kw = {"device_id": torch.device("cuda", local)} if cuda else {}
+        kw = {"device_id": torch.device("cuda", gpu)} if cuda else {}
         if "WORLD_SIZE" in os.environ:
             dist.init_process_group(backend, **kw)
         else:
@@ -271,6 +276,10 @@ def _derive(records: list[dict], world: int) -> None:
         r["gbs_per_gpu"] = 2 * r["bytes"] / world / (ms * 1e-3) / 1e9 if ms > 0 else None
         r["pct_of_bound"] = 100 * r["bound_ms"] / ms if r["bound_ms"] and ms > 0 else None
         r["x_torch"] = torch_ms / ms if torch_ms and ms > 0 and r["name"].startswith("bwlab") else None
+        host = t.get("host_median_ms")
+        if host is not None and host >= HOST_BOUND * ms:
+            r["notes"].append(f"host-bound: queuing a call took {host:.3g} ms of host time against {ms:.3g} ms on "
+                              "the GPU, so the GPU may have waited")
         if t.get("std_ms", 0) > 0.03 * t.get("mean_ms", 1):
             r["notes"].append(f"noisy: CV {100 * t['std_ms'] / t['mean_ms']:.1f}%")
 

@@ -13,6 +13,7 @@ cross once (a copy of S bytes moves S bytes), unlike the read + write count of o
 from __future__ import annotations
 
 import os
+import statistics
 import tempfile
 import time
 from typing import Callable
@@ -195,8 +196,9 @@ def all_to_all_sweep(size_list: list[int], reps: int, warmup: int, group=None,
 def time_collective(fn: Callable[[], object], reps: int, warmup: int, group=None) -> dict:
     """Every rank calls it. Per repetition: the ranks meet on the GPU (a one-element all_reduce),
     then CUDA events around fn(); the repetition's time is the slowest rank's. Returns the
-    statistics of those times (ms) and each rank's median. On CPU tensors (gloo): the host clock
-    after a barrier."""
+    statistics of those times (ms), each rank's median, and (on GPUs) host_median_ms: the
+    slowest rank's median host time to queue fn(), which near the GPU time means the GPU waited
+    on the host. On CPU tensors (gloo): the host clock after a barrier."""
     import torch
     import torch.distributed as dist
 
@@ -209,13 +211,18 @@ def time_collective(fn: Callable[[], object], reps: int, warmup: int, group=None
             fn()
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         stops = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        host = []
         for a, b in zip(starts, stops):
             dist.all_reduce(token, group=group)
             a.record()
+            t0 = time.perf_counter()
             fn()
+            host.append((time.perf_counter() - t0) * 1e3)
             b.record()
         torch.cuda.synchronize(dev)
         mine = torch.tensor([a.elapsed_time(b) for a, b in zip(starts, stops)], dtype=torch.float64, device=dev)
+        host_median = torch.tensor([statistics.median(host)], dtype=torch.float64, device=dev)
+        dist.all_reduce(host_median, op=dist.ReduceOp.MAX, group=group)
     else:
         for _ in range(max(0, warmup)):
             fn()
@@ -232,6 +239,8 @@ def time_collective(fn: Callable[[], object], reps: int, warmup: int, group=None
     slowest = table.max(dim=0).values.tolist()
     out = timing.stats(slowest).to_dict()
     out["rank_median_ms"] = [float(v) for v in table.median(dim=1).values.tolist()]
+    if cuda:
+        out["host_median_ms"] = float(host_median.item())
     return out
 
 

@@ -89,6 +89,9 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         dims = lay.batch_dims or ((lay.batch, lay.bstride or 0),)
         with cupy.cuda.Device(x.device):
             keep = cupy.asarray([n for n, _ in dims] + [s for _, s in dims], dtype=cupy.int64)
+            # the copy runs on CuPy's current stream, the kernels on the caller's (perhaps a
+            # non-blocking one): wait for it here, once per plan
+            cupy.cuda.get_current_stream().synchronize()
         args = ptrs + [rows, cols, ("i64", lay.rs), ("i64", lay.cs), ("ptr", keep.data.ptr),
                        ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
     packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args)
