@@ -128,11 +128,6 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
         pct_fl = 100 * gflops / fm if fm else 0.0
         intensity = flops / (dram or r.bytes)
         conflicts = cnt.get("smem_ld_conflicts", 0) + cnt.get("smem_st_conflicts", 0) if cnt else None
-        verdict = diagnose(pct_bw, pct_fl, cnt.get("dram_pct"), r.bytes / dram if dram else None,
-                           cnt.get("ld_efficiency_pct"), cnt.get("st_efficiency_pct"),
-                           conflicts / (r.bytes / 1024) if conflicts is not None else None,
-                           flop_ratio, intensity if dram else None, rdg if dram else None,
-                           conflicts / (cnt["ffma"] / 32) if conflicts is not None and cnt.get("ffma") else None)
         if r.precision:
             verdict = Verdict("other precision", f"computes in {r.precision} ({gflops / 1e3:.3g} TFLOP/s), so the "
                               "FP32 roof does not bound it")
@@ -140,6 +135,12 @@ def analyze(run: Run, ceil: Optional[dict] = None) -> list[Point]:
             verdict = Verdict("other precision", f"{gflops / 1e3:.3g} TFLOP/s, above the FP32 peak of "
                               f"{ceil['flops_peak'] / 1e3:.3g}: not FP32 arithmetic (tensor cores, another "
                               "precision), so the FP32 roof does not bound it")
+        else:
+            verdict = diagnose(pct_bw, pct_fl, cnt.get("dram_pct"), r.bytes / dram if dram else None,
+                               cnt.get("ld_efficiency_pct"), cnt.get("st_efficiency_pct"),
+                               conflicts / (r.bytes / 1024) if conflicts is not None else None,
+                               flop_ratio, intensity if dram else None, rdg if dram else None,
+                               conflicts / (cnt["ffma"] / 32) if conflicts is not None and cnt.get("ffma") else None)
         points.append(Point(r.name, r.kind, flops, r.bytes, dram, intensity, r.gbs, gflops,
                             100 * r.gbs / ceil["bw_peak"], pct_bw,
                             100 * gflops / ceil["flops_peak"] if ceil["flops_peak"] else 0.0,
