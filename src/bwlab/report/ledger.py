@@ -76,7 +76,7 @@ def compare_table(runs: list[Run], labels: list[str], only=None) -> TableData:
     by = [{e["id"]: e for e in ledger(r)} for r in runs]
     ids = list(dict.fromkeys(i for b in by for i in b))
     ids = [i for i in ids if only is None or i in only]
-    t = TableData("claims ledgers compared", [L("claim")] + [L(lab) for lab in labels] + [L("same")])
+    t = TableData("claims ledgers compared", [L("claim")] + [L(lab, True) for lab in labels] + [L("same")])
     differ = []
     for i in ids:
         cells = [_verdict(b[i]) if i in b else "-" for b in by]
