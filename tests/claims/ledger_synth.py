@@ -73,6 +73,17 @@ NUMBERS = {
                    "offset4_gbs": 3260.0, "offset8_gbs": 3270.0, "offset16_gbs": 3280.0, "offset31_gbs": 3240.0,
                    "offset32_gbs": 3300.0},
     "shift-for-pow2": {"runtime_ms": 2.0, "shift_ms": 0.5, "constant_ms": 0.51},
+    # bandwidth rising with bytes in flight per SM (warps x 32 x loads x 16 bytes) up to 4 TB/s
+    "latency-hiding": {**{f"w{w}_k{k}_gbs": min(4000.0, 0.25 * w * 32 * k * 16) for w in (4, 8, 16, 32, 64)
+                          for k in (1, 2, 4)},
+                       "DRAM_latency_cycles": 664.0, "sm_clock_mhz": 1980.0, "sm_count": 132},
+    "thread-coarsening": {f"coarse-t16-c{cf}_{k}": v for cf, t, r, o in
+                          ((1, 7.66, 31, 100.0), (2, 8.72, 32, 100.0), (4, 8.91, 32, 100.0), (8, 8.90, 40, 75.0),
+                           (16, 7.54, 48, 62.0))
+                          for k, v in (("tflops", t), ("registers", r), ("occupancy_pct", o))},
+    "register-tiling": {"tiled_tflops": 7.7, "tiled_registers": 31, "tiled_occupancy_pct": 100.0,
+                        "coarse_tflops": 8.9, "coarse_registers": 32, "coarse_occupancy_pct": 100.0,
+                        "regBlock_tflops": 20.3, "regBlock_registers": 150, "regBlock_occupancy_pct": 12.5},
     "rsqrtf": _float(("1/sqrtf", "rsqrtf")),
     "double-literals": _float(("double literals", "float literals")),
     "fast-intrinsics": _float(("expf", "__expf", "sinf", "__sinf", "logf", "__logf", "division", "__fdividef")),
@@ -88,9 +99,11 @@ EXPECTED = {"column-reads": "holds", "naive-unroll": "depends", "diagonal-order"
             "copy-upper-bound": "does not hold", "copy-lower-bound": "holds", "peak-bandwidth": "holds",
             "peak-flops": "holds", "memory-levels": "holds", "local-memory": "does not hold",
             "fewer-threads-more-registers": "holds", "constant-broadcast": "holds",
-            "read-only-cache": "does not hold", "coalescing": "depends", "shift-for-pow2": "depends", "rsqrtf": "holds",
+            "read-only-cache": "does not hold", "coalescing": "depends", "latency-hiding": "holds",
+            "shift-for-pow2": "depends", "rsqrtf": "holds",
             "double-literals": "holds", "fast-intrinsics": "holds", "warp-divergence": "holds",
-            "signed-loop-counters": "does not hold", "divergent-syncthreads": "holds"}
+            "signed-loop-counters": "does not hold", "divergent-syncthreads": "holds",
+            "thread-coarsening": "holds", "register-tiling": "holds"}
 
 
 def numbers(claim_id: str, **changes) -> dict:

@@ -41,7 +41,7 @@ def test_measured_claims_have_an_experiment_and_a_rule(c):
 
 def test_the_not_measured_yet_claims_are_listed_as_such():
     pending = [c for c in CLAIMS if not c.measured]
-    assert {"latency-hiding", "dram-banks", "thread-coarsening"} <= {c.id for c in pending}
+    assert "dram-banks" in {c.id for c in pending}
     for c in pending:
         assert lab.entry(c)["status"] == "not measured yet"
 
@@ -52,7 +52,7 @@ def test_the_required_coverage_is_measured():
             "copy-upper-bound", "peak-bandwidth", "peak-flops", "memory-levels", "local-memory",
             "constant-broadcast", "read-only-cache", "shift-for-pow2", "rsqrtf", "double-literals",
             "fast-intrinsics", "warp-divergence", "signed-loop-counters", "divergent-syncthreads",
-            "coalescing"} <= measured
+            "coalescing", "latency-hiding", "thread-coarsening", "register-tiling"} <= measured
     assert set(EXPECTED) == measured == set(NUMBERS)
 
 

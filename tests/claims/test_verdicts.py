@@ -49,6 +49,8 @@ FLIPS = [
     ("constant-broadcast", {"constant_divergent_ms": 0.15}, FAILS),
     ("read-only-cache", {"ldg_reuse_gbs": 4500.0}, HOLDS),
     ("coalescing", {"offset1_gbs": 2800.0}, HOLDS),
+    ("latency-hiding", {"DRAM_latency_cycles": 6000.0}, DEPENDS),
+    ("latency-hiding", {"w4_k4_gbs": 520.0}, FAILS),
     ("coalescing", {"stride2_gbs": 3250.0, "stride8_gbs": 3000.0}, FAILS),
     ("shift-for-pow2", {"constant_ms": 2.0}, HOLDS),
     ("shift-for-pow2", {"runtime_ms": 0.5}, FAILS),
@@ -63,6 +65,9 @@ FLIPS = [
     ("signed-loop-counters", {"unsigned_ms": 1.3}, HOLDS),
     ("signed-loop-counters", {"unsigned_ms": 0.8}, FAILS),
     ("divergent-syncthreads", {"divergent_diagnostics": 2}, FAILS),
+    ("thread-coarsening", {"coarse-t16-c16_tflops": 8.9}, DEPENDS),
+    ("thread-coarsening", {f"coarse-t16-c{cf}_tflops": 7.6 for cf in (2, 4, 8, 16)}, FAILS),
+    ("register-tiling", {"regBlock_tflops": 9.0}, FAILS),
 ]
 
 

@@ -19,6 +19,7 @@ API_CASES = [
     ((3, 70001), -1), ((3, 200000), -1), ((2, 300000), -1), ((2, 4194304 + 8), -1),
     ((7, 13), 0), ((3, 7, 24), 1), ((2, 1000, 1032), 1), ((4, 33, 17), 1), ((8, 16, 1024), 1),
     ((2, 60000, 8), 1), ((1, 9000, 64), 1), ((3, 2, 5, 7), 2), ((5, 1, 3), 1), ((2, 3, 4, 5, 6), 0),
+    ((4, 3, 8), 1), ((2, 8, 40), 1), ((3, 13, 2056), 1),  # short columns in registers: 4, 8 and 16 rows
 ]
 
 
@@ -51,7 +52,7 @@ def test_dispatch_reaches_every_family():
         case = Case(shape, "float32", (("dim", dim),))
         p = W_problem(case)
         seen.add(plans.choose(p).kernel)
-    assert {"rowWarp", "rowBlock", "rowCluster", "rowSplit", "colsCluster", "colsSplit"} <= seen
+    assert {"rowWarp", "rowBlock", "rowCluster", "rowSplit", "colsRegs", "colsCluster", "colsSplit"} <= seen
 
 
 def W_problem(case):

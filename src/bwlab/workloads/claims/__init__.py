@@ -10,14 +10,15 @@ runs it through bwlab.lab.claims. Nothing here needs a GPU until an experiment r
 from __future__ import annotations
 
 from ...core import launch
-from . import coalescing, control, instructions, memory, peaks, pending, transpose
+from . import coalescing, coarsening, control, instructions, latency, memory, peaks, pending, transpose
 from .claim import (DEPENDS, FAILS, HOLDS, NOT_MEASURED, NOT_YET, STATUSES, VERDICTS, Bars, Claim, Kernels,
                     Verdict)
 
 # Ledger order: the transpose lessons first, then the peak formulas, memory spaces, coalescing,
-# instructions, control flow, and the claims not measured yet.
-CLAIMS: tuple[Claim, ...] = (transpose.CLAIMS + peaks.CLAIMS + memory.CLAIMS + coalescing.CLAIMS
-                             + instructions.CLAIMS + control.CLAIMS + pending.CLAIMS)
+# latency hiding, instructions, control flow, work per thread in a matmul, and the claims not
+# measured yet.
+CLAIMS: tuple[Claim, ...] = (transpose.CLAIMS + peaks.CLAIMS + memory.CLAIMS + coalescing.CLAIMS + latency.CLAIMS
+                             + instructions.CLAIMS + control.CLAIMS + coarsening.CLAIMS + pending.CLAIMS)
 IDS = tuple(c.id for c in CLAIMS)
 
 

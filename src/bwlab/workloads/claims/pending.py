@@ -9,7 +9,6 @@ INSTRUCTIONS = "notes on arithmetic-instruction advice"
 MEMORY_INSTRUCTIONS = "notes on memory-instruction advice"
 SPACES = "notes on the memory spaces"
 LATENCY = "notes on hiding memory latency and on DRAM banks"
-COARSENING = "notes on thread coarsening"
 
 CLAIMS = (
     Claim("null-stream", "streams", STREAMS,
@@ -28,24 +27,11 @@ CLAIMS = (
     Claim("restrict-pointers", "memory instructions", MEMORY_INSTRUCTIONS,
           "Marking pointer parameters __restrict__ reduces the instructions a kernel executes and speeds it up.",
           why_not="no experiment yet."),
-    Claim("register-tiling", "memory instructions", MEMORY_INSTRUCTIONS,
-          "A layer of register tiling above shared memory raises data reuse further.",
-          why_not="the matmul ladder (`bwlab run matmul`, its register-blocking rung) shows it; not yet a ledger "
-                  "experiment."),
     Claim("shared-speed-everywhere", "memory", SPACES,
           "Shared memory runs at about the same speed on every GPU, while global memory on low-end cards is a tenth "
           "as fast as on high-end ones.",
           why_not="needs GPUs of several classes; the ledger measures one GPU at a time."),
-    Claim("latency-hiding", "memory", LATENCY,
-          "Saturating DRAM needs about latency x bandwidth bytes in flight (Little's law), which occupancy or "
-          "independent loads per thread must supply.",
-          why_not="the sweep over occupancy and loads in flight is not written yet."),
     Claim("dram-banks", "memory", LATENCY,
           "Access patterns that concentrate on few DRAM channels or banks (partition camping) lose bandwidth.",
           why_not="the strided-pattern experiment is not written yet."),
-    Claim("thread-coarsening", "matmul", COARSENING,
-          "Computing several output elements per thread of a tiled matrix product removes redundant tile loads and "
-          "speeds it up, until it costs occupancy.",
-          why_not="the matmul ladder's coarsened rung and `bwlab sweep matmul --variants` measure it; not yet a "
-                  "ledger experiment."),
 )

@@ -15,7 +15,8 @@ from ...core.launch import cdiv
 from .reference import CTYPE, ITEMSIZE
 
 KERNELS = Path(__file__).parent / "kernels"
-SRC = {name: KERNELS / f"{name}.cu" for name in ("seed", "cols", "colscluster", "rows", "rowcluster", "rowsplit")}
+SRC = {name: KERNELS / f"{name}.cu"
+       for name in ("seed", "cols", "colsregs", "colscluster", "rows", "rowcluster", "rowsplit")}
 
 OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
        ("backward", False): "Backward<false>", ("backward", True): "Backward<true>"}
@@ -28,6 +29,12 @@ WARP_K = 4                     # packs per lane of rowWarp
 BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
 CLUSTERS = (2, 4, 8)           # portable cluster sizes
 SPLIT_THREADS, SPLIT_K = 256, 4
+REGS_L = (4, 8, 16)            # colsRegs: the column lengths it is built for (packs held per input)
+# colsRegs: the longest column it takes, by (element size, inputs), within 128 registers a thread
+# without spills (16-bit backward passes hold their floats as well as their packs)
+REGS_MAX = {(4, 1): 16, (2, 1): 16, (4, 2): 8, (2, 2): 4}
+REGS_THREADS = 256
+GRID_X = 65535 * 64            # blocks of a grid-stride kernel (it loops past them)
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,18 @@ def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Cho
                   why=f"{chunks} chunks per row, two kernels, x read twice")
 
 
+def cols_regs(p: Problem, threads: int = REGS_THREADS) -> Optional[Choice]:
+    """A short strided axis: one thread per pack of columns, the whole column in registers."""
+    if p.M == 1 or p.L > REGS_MAX[ITEMSIZE[p.dtype], p.inputs]:
+        return None
+    lmax = next(k for k in REGS_L if k >= p.L)
+    expr = f"colsRegs<{CTYPE[p.dtype]},{p.vec},{lmax},{threads},{OPS[p.op, p.log]} >"
+    grid = (max(1, min(cdiv(p.N * (p.M // p.vec), threads), GRID_X)), 1, 1)
+    return Choice("colsRegs", SRC["colsregs"], expr, grid, (threads, 1, 1), 0, "cols",
+                  why=f"a column of {p.L} in registers per thread ({p.vec} column{'s' if p.vec > 1 else ''} each), "
+                       "x read once")
+
+
 def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM) -> Optional[Choice]:
     """Strips as wide as possible (up to 128 bytes, at least one 32-byte sector) on the fewest
     blocks whose shared memory holds them within the budget."""
@@ -147,7 +166,7 @@ def choose(p: Problem) -> Choice:
     """The public API's kernel for a problem."""
     if p.M == 1:
         return row_warp(p) or row_block(p) or row_cluster(p) or row_split(p)
-    return cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX) or cols_split(p)
+    return cols_regs(p) or cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX) or cols_split(p)
 
 
 def expressions() -> dict[Path, list[str]]:
@@ -159,7 +178,7 @@ def expressions() -> dict[Path, list[str]]:
                 # one problem per size class reaches every template the dispatch can pick
                 probes = [Problem(1, L, 1, dtype, op, log, aligned) for L in _row_lengths(dtype)]
                 probes += [Problem(1, L, M, dtype, op, log, aligned)
-                           for L in (7, 100, 1000, 4000, 8192, 20000, 30000, 60000, 200000)
+                           for L in (3, 7, 13, 100, 1000, 4000, 8192, 20000, 30000, 60000, 200000)
                            for M in (2, 4, 8, 16, 32, 64, 1024)]
                 for pr in probes:
                     c = choose(pr)
