@@ -38,6 +38,15 @@ def test_shape_classes(batch, rows, cols, kind):
             want = "align"
         if want == "align":
             want = mis_kind
+        even = rows % ve == 0 and cols % ve == 0
+        if batch == 1 and kind in ("tall", "wide", "tile"):  # short sides 2..64 take skinnyTile
+            if dispatch.skinnytile_applies(e, cols, rows, True, even):
+                want = "tall-tile"
+            elif dispatch.skinnytile_applies(e, rows, cols, False, even):
+                want = "wide-tile"
+        if want in ("tall-tile", "wide-tile"):
+            assert c.expression == dispatch.skinnytile_expression(e, want == "tall-tile")
+            assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
         if want in ("align", "scalar"):
             kernel, source = dispatch.MISALIGNED_KERNELS[want]
@@ -111,10 +120,22 @@ def test_launch_geometry_covers_the_work():
     assert c.kind == "tile"
     tr, tc = dispatch.tile_shape(c)
     assert dispatch.launch_geometry(c, 2, 1000, 3000) == (2 * -(-1000 // tr) * -(-3000 // tc), c.threads)
-    tall = dispatch.choose(1, dense(1, 10_000_000, 3))
+    tall = dispatch.choose(4, dense(1, 10_000_000, 3))
+    assert tall.kind == "tall"
     blocks, threads = dispatch.launch_geometry(tall, 1, 10_000_000, 3, sms=132)
-    run, _ = dispatch.skinny_runs(-(-10_000_000 // 16), threads, 132)
-    assert blocks * (threads // 32) * run * 32 * 16 >= 10_000_000  # every chunk of 16 has a lane
+    run, _ = dispatch.skinny_runs(-(-10_000_000 // 4), threads, 132)
+    assert blocks * (threads // 32) * run * 32 * 4 >= 10_000_000  # every chunk of 4 has a lane
+    for e in dispatch.ITEMSIZES:  # skinnyTile: every aligned vector of each long row has a tile
+        for rows, cols in ((10_000_001, 17), (17, 10_000_001), (1009, 63), (63, 1009)):
+            c = dispatch.choose(e, dense(1, rows, cols))
+            tall = c.kind == "tall-tile"
+            assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
+            short, n = (cols, rows) if tall else (rows, cols)
+            blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
+            rlog = dispatch.skinnytile_geometry(e, short, tall)[0]
+            covered = blocks * (32 << rlog)  # vectors per row (TALL) / positions per tile (WIDE)
+            assert (covered >= -(-n * e // 16) + 1) if tall else (covered * (16 // e) >= n)
+            assert threads == dispatch.SKINNYTILE_THREADS
     huge = dispatch.choose(1, dense(1, 2**31, 2**31))  # more tiles than a grid holds: kernels stride
     assert dispatch.launch_geometry(huge, 1, 2**31, 2**31)[0] == dispatch.MAX_BLOCKS
     st = dispatch.choose(4, dispatch.layout_of((5, 7), (7, -1)))
@@ -186,3 +207,21 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
                     stored[j:j + g, i0 + k] += 1
                 assert _conflict_free(offs, max(e, 4)), ("store", w, q, k)
     assert (loaded == 1).all() and (stored == 1).all()
+
+
+@pytest.mark.parametrize("e, short, long, tall, aligned, want", [
+    (1, 17, 15_790_321, False, False, True),   # short sides 17..64: the shared-memory skinny tile
+    (4, 3, 1000, False, False, True),          # wide 2..4 rows: skinnyTile (the register kernel was slower)
+    (4, 3, 1000, True, False, False),          # tall 2..4 columns of 4+ bytes stay on the register kernel
+    (1, 3, 1000, True, False, True),
+    (1, 64, 4_194_304, False, True, False),    # aligned uint8, 64 rows: tileAny was faster
+    (4, 64, 4_194_304, True, True, False),     # aligned, whole tiles of columns: tileAny
+    (16, 32, 524_289, True, True, True),       # ... except 16-byte elements
+    (16, 32, 524_289, False, True, False),     # aligned wide, whole tiles of rows: tileAny
+    (16, 16, 1_048_577, False, True, True),    # 16 rows or fewer never go to tileAny
+    (4, 1, 1000, True, False, False),          # one column: a copy
+    (4, 65, 1000, True, False, False),         # over 64: the tile kernels
+    (4, 17, 64, True, False, False),           # both sides short: the tile kernels
+])
+def test_when_skinnytile_applies(e, short, long, tall, aligned, want):
+    assert dispatch.skinnytile_applies(e, short, long, tall, aligned) is want

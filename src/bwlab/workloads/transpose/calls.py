@@ -67,7 +67,7 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
     lo_off, hi_off = lo - x.ptr, hi - x.ptr  # the bytes x may read, relative to its pointer
     rows, cols, batch = ("i64", lay.rows), ("i64", lay.cols), ("i64", lay.batch)
     ptrs, bounds = [("ptr", 0), ("ptr", 0)], [("u64", 0), ("u64", 0)]  # rewritten by every call
-    keep = None
+    keep, shared = None, 0
     if choice.kind == "tile":
         args = ptrs + [rows, cols, batch]
     elif choice.kind == "scalar":
@@ -80,6 +80,11 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         run_len, blocks = plans.skinny_runs(lay.batch * plans.cdiv(n, 16 // choice.itemsize), threads,
                                             _sm_count(x.device))
         args = ptrs + [("i64", n), batch, *bounds, ("i32", run_len)]
+    elif choice.kind in ("tall-tile", "wide-tile"):
+        tall = choice.kind == "tall-tile"
+        short, n = (lay.cols, lay.rows) if tall else (lay.rows, lay.cols)
+        rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall)
+        args = ptrs + [("i64", n), ("i32", short), ("i32", rlog), ("i32", gp), *bounds]
     elif choice.kind == "copy2d":  # rows of rows*E bytes, source pitch cs*E, destination packed
         width = lay.rows * x.itemsize
         args = ptrs + [("i64", width), ("i64", lay.batch * lay.cols), ("i64", lay.cs * x.itemsize)]
@@ -94,8 +99,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
             cupy.cuda.get_current_stream().synchronize()
         args = ptrs + [rows, cols, ("i64", lay.rs), ("i64", lay.cs), ("ptr", keep.data.ptr),
                        ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
-    packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args)
-    at = {"align": 7, "tall": 4, "wide": 4}.get(choice.kind)  # where in_lo, in_hi go
+    packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args, shared=shared)
+    at = {"align": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)  # where in_lo, in_hi go
     if at is None:
         def run(xp: int, op: int, stream: int, _keep=keep) -> None:
             packed(stream, xp, op)

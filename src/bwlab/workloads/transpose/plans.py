@@ -19,9 +19,18 @@ KERNELS_DIR = Path(__file__).parent / "kernels"
 ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR / "rows.cu"
 SCALAR = KERNELS_DIR / "scalar.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
+SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
 SKINNY_MAX = 16         # a side this short takes the skinny kernels (a tile would idle its threads)
+SKINNYTILE_MAX = 64     # ... or skinnyTile (skinnytile.cu), up to this short side
+SKINNYTILE_THREADS = 256
+SKINNYTILE_SMEM = 48 * 1024  # dynamic shared memory without the opt-in attribute
+# Tall short sides that stay on the register kernel (skinny.cu) per element size: 75-93% of
+# memcpy there on the H200 (8- and 16-byte elements, 2-4 columns), where skinnyTile was no
+# faster. Wide ones all take skinnyTile: the register kernel's wide path reached 48-68% for
+# 2-4 rows of 4 to 16 bytes (slower than torch), skinnyTile 91-94% from 5 rows.
+SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (2, 3, 4), 16: (2, 3, 4)}
 STRIDED_THREADS = 256
 ROWS_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
@@ -44,6 +53,7 @@ DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDID
 @dataclass(frozen=True)
 class Choice:
     kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "strided" | "tall" | "wide"
+    #                      | "tall-tile" | "wide-tile" (skinnyTile)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
     expression: str = ""  # C++ name expression of the kernel ("" for empty/copy)
@@ -173,6 +183,56 @@ def skinny_expression(itemsize: int, short: int, tall: bool) -> str:
     return f"skinny<{itemsize},{short},{'true' if tall else 'false'},{skinny_threads(short)}>"
 
 
+def skinnytile_expression(itemsize: int, tall: bool) -> str:
+    return f"skinnyTile<{itemsize},{'true' if tall else 'false'}>"
+
+
+def skinnytile_pitch(itemsize: int, short: int) -> int:
+    """Bytes between consecutive groups (VE positions x short elements) in skinnyTile's shared
+    tile: 16*short plus a pad that makes the pitch odd in shared access units (max(E, 4) bytes),
+    so 32 lanes at consecutive groups hit 32 different banks."""
+    unit = max(itemsize, 4)
+    pad = unit if itemsize < 16 else (16 if short % 2 == 0 else 32)
+    return 16 * short + pad
+
+
+def skinnytile_geometry(itemsize: int, short: int, tall: bool) -> tuple[int, int, int]:
+    """(rlog, group pitch, dynamic shared bytes): a tile holds 32 * 2**rlog vectors of each long
+    row, R = 2**rlog the largest power of two with short * R <= 64 (tiles of 16 to 32 KiB per
+    side) whose groups fit 48 KiB."""
+    if not 1 <= short <= SKINNYTILE_MAX:
+        raise ValueError(f"skinnyTile takes short sides 1..{SKINNYTILE_MAX}, got {short}")
+    gp = skinnytile_pitch(itemsize, short)
+    rlog = 0
+    while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
+        rlog += 1
+    return rlog, gp, (32 * (1 << rlog) + tall) * gp
+
+
+def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool) -> int:
+    """Blocks of skinnyTile: TALL covers every long row's aligned vectors (at most
+    ceil(n*E/16) + 1 per row), WIDE the n packed positions."""
+    v = 32 << skinnytile_geometry(itemsize, short, tall)[0]
+    return cdiv(cdiv(n * itemsize, 16) + 1, v) if tall else cdiv(n, v * (16 // itemsize))
+
+
+def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
+    """skinnyTile for short sides 2..64 with a long side over 64 (smaller matrices keep the
+    tile kernels), except the tall short sides SKINNY_KEEP_TALL leaves on skinny, and, for
+    aligned extents and 17 to 64 short elements, where tileAny's default tile does as well:
+    a short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
+    tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91% on the H200), and uint8
+    wide matrices of at least half a tile's rows (72% at 64 rows, skinnyTile's wide uint8 59%)."""
+    if not 2 <= short <= SKINNYTILE_MAX < long or (tall and short in SKINNY_KEEP_TALL[itemsize]):
+        return False
+    if not aligned_extents or short <= SKINNY_MAX:
+        return True
+    tr, tc, _ = DEFAULT_PLAN[itemsize]
+    if tall:
+        return itemsize == 16 or short % tc != 0
+    return short % tr != 0 and not (itemsize == 1 and 2 * short >= tr)
+
+
 def strided_expression(itemsize: int) -> str:
     return f"strided<{itemsize}>"
 
@@ -184,6 +244,7 @@ def expressions() -> dict[Path, list[str]]:
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
+            SKINNYTILE: [skinnytile_expression(e, t) for e in ITEMSIZES for t in (True, False)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES], ROWS: ["copyRows"]}
 
 
@@ -209,6 +270,16 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                       "element by element")
     ve = 16 // itemsize
     aligned = x_aligned and out_aligned
+    if lay.dense and aligned and batch == 1:
+        even = rows % ve == 0 and cols % ve == 0
+        for tall, short, long in ((True, cols, rows), (False, rows, cols)):
+            if skinnytile_applies(itemsize, short, long, tall, even):
+                rlog, gp, smem = skinnytile_geometry(itemsize, short, tall)
+                side = "columns" if tall else "rows"
+                return Choice("tall-tile" if tall else "wide-tile", itemsize, SKINNYTILE,
+                              skinnytile_expression(itemsize, tall), SKINNYTILE_THREADS,
+                              f"{short} {side}: padded shared tile of {32 << rlog} vectors per long row "
+                              f"({smem} bytes), 16-byte accesses on both sides")
     if lay.dense and aligned:
         if cols <= SKINNY_MAX and (batch == 1 or rows % ve == 0):
             return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),
@@ -268,6 +339,13 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
     if choice.kind in ("tall", "wide"):
         n = rows if choice.kind == "tall" else cols
         return skinny_runs(batch * cdiv(n, 16 // choice.itemsize), choice.threads, sms)[1], choice.threads
+    if choice.kind in ("tall-tile", "wide-tile"):
+        tall = choice.kind == "tall-tile"
+        short, n = (cols, rows) if tall else (rows, cols)
+        blocks = skinnytile_tiles(choice.itemsize, short, n, tall)  # about n*E/512: below 2^31 for any array
+        if blocks > MAX_BLOCKS:
+            raise ValueError(f"{short} x {n}: {blocks} tiles, over the grid limit")
+        return blocks, choice.threads
     if choice.kind == "strided":
         return min(cdiv(batch * rows * cols, choice.threads), 65536 * 8), choice.threads
     if choice.kind == "copy2d":  # rows of the copy: x's columns (all batches); 4 vectors per thread

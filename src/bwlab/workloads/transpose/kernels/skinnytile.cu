@@ -1,0 +1,247 @@
+// skinnyTile: transposes with one short side S (2..64 elements, a runtime argument) through
+// a padded shared-memory tile, both orientations: TALL (n x S -> S x n) and WIDE (S x n -> n x S).
+//
+// The "packed" side (input of TALL, output of WIDE) is one contiguous byte range; the "row"
+// side is S long rows, row s starting at byte s*n*E, each at its own misalignment m_s =
+// s*n*E mod 16. A block owns tile t: 32R aligned 16-byte vectors of every long row (local
+// vector u = 0..32R-1 is the row's vector 32R*t + u, counted from the aligned vector holding
+// the row's first byte) and, on the packed side, positions [P0, P0 + W) with W = 32R*VE,
+// P0 = t*W (VE = 16/E elements per vector). Vector u of row s holds positions
+// P0 + VE*u - d_s + k (k < VE, d_s = m_s/E).
+//  - TALL: the row side is stored, each row vector exactly once (clipped only at the ends
+//    of a row); the block loads packed positions [P0 - VE, P0 + W) (one group more than it
+//    owns, read again from L2 by the previous tile's block).
+//  - WIDE: the packed side is stored exactly once; the block loads vectors 0..32R of each
+//    row (vector 32R, shared with the next tile, only when the row is misaligned).
+// Every global access is an aligned 16-byte vector: loads guarded at the buffer's ends
+// (load16_guarded), stores clipped (store16_clipped) at the ends of rows / of the output.
+//
+// Shared layout: the packed side in groups of VE positions (16*S bytes, one 16-byte vector
+// per short index), each group followed by a pad: group pitch GP = 16*S + pad bytes, with
+// GP / U odd, U = max(E, 4) the shared access unit (pad = U, or 32 for E = 16 and odd S).
+// Element (position P0 + VE*g + i, short index s) lives at byte g*GP + i*S*E + s*E (TALL:
+// g counts from P0 - VE, one group earlier).
+//  - Row side: a warp takes 32 consecutive vectors of one row (task = row, 32-vector block);
+//    for element k all lanes read (or write) the same offset in 32 consecutive groups: lane
+//    stride GP, odd in units, so the 32 lanes hit 32 distinct banks (conflict-free). One
+//    shared access of E bytes per element: 16/E per 16 bytes moved.
+//  - Packed side: lane takes one 16-byte vector (consecutive lanes, consecutive vectors) and
+//    moves it as 16/U units. The pads shift a lane's units by one unit per group boundary
+//    crossed (e lanes past the warp's first group); lane l moves its unit (k + (l>>3) - e) mod
+//    (16/U) in instruction k, which leaves at most 2 lanes per bank (tests/transpose model).
+// Batches are not taken (the dispatcher sends them to skinny/tileAlign); both data pointers
+// must be 16-byte aligned.
+#include "vec.cuh"
+
+constexpr int ST_THREADS = 256;
+constexpr int ST_LOADS = 9;  // packed vectors per thread: all of a tile's loads in flight at once
+
+template <int E> struct Piece;  // an element's bits in registers
+template <> struct Piece<1> { typedef unsigned char T; };
+template <> struct Piece<2> { typedef unsigned short T; };
+template <> struct Piece<4> { typedef unsigned T; };
+template <> struct Piece<8> { typedef uint2 T; };
+template <> struct Piece<16> { typedef uint4 T; };
+
+// Element k (of VE) of a 16-byte vector, and the vector with element k set (k known after unrolling).
+template <int E>
+__device__ __forceinline__ typename Piece<E>::T elem_of(uint4 v, int k) {
+  if constexpr (E == 16) {
+    return v;
+  } else if constexpr (E == 8) {
+    return k == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w);
+  } else {
+    const int b = k * E;
+    const unsigned w = b < 4 ? v.x : b < 8 ? v.y : b < 12 ? v.z : v.w;
+    return (typename Piece<E>::T)(w >> (8 * (b & 3)));
+  }
+}
+
+// The same with k known only at run time (selects, no local memory); E < 16.
+template <int E>
+__device__ __forceinline__ typename Piece<E>::T elem_at(uint4 v, int k) {
+  if constexpr (E == 16) {
+    return v;
+  } else if constexpr (E == 8) {
+    return k == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w);
+  } else {
+    const int b = k * E;
+    const unsigned lo = b & 4 ? v.y : v.x, hi = b & 4 ? v.w : v.z;
+    return (typename Piece<E>::T)((b & 8 ? hi : lo) >> (8 * (b & 3)));
+  }
+}
+
+template <int E>
+__device__ __forceinline__ void set_elem(uint4& v, int k, typename Piece<E>::T x) {
+  if constexpr (E == 16) {
+    v = x;
+  } else if constexpr (E == 8) {
+    if (k == 0) { v.x = x.x; v.y = x.y; } else { v.z = x.x; v.w = x.y; }
+  } else {
+    const int b = k * E;
+    const unsigned p = (unsigned)x << (8 * (b & 3));  // v starts zeroed: or-ing is enough
+    if (b < 4) v.x |= p; else if (b < 8) v.y |= p; else if (b < 12) v.z |= p; else v.w |= p;
+  }
+}
+
+// Rotate the 16/U units of v by rho: unit k of the result is unit (k + rho) mod (16/U) of v.
+template <int U>
+__device__ __forceinline__ uint4 rotate_units(uint4 v, int rho) {
+  if constexpr (U == 4) {
+    if (rho & 1) v = make_uint4(v.y, v.z, v.w, v.x);
+    if (rho & 2) v = make_uint4(v.z, v.w, v.x, v.y);
+  } else if constexpr (U == 8) {
+    if (rho & 1) v = make_uint4(v.z, v.w, v.x, v.y);
+  }
+  return v;
+}
+
+template <int U>
+__device__ __forceinline__ void put_unit(byte* p, uint4 v, int k) {
+  if constexpr (U == 4) {
+    *reinterpret_cast<unsigned*>(p) = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+  } else if constexpr (U == 8) {
+    *reinterpret_cast<uint2*>(p) = k == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w);
+  } else {
+    *reinterpret_cast<uint4*>(p) = v;
+  }
+}
+
+template <int U>
+__device__ __forceinline__ void get_unit(const byte* p, uint4& v, int k) {
+  if constexpr (U == 4) {
+    const unsigned w = *reinterpret_cast<const unsigned*>(p);
+    if (k == 0) v.x = w; else if (k == 1) v.y = w; else if (k == 2) v.z = w; else v.w = w;
+  } else if constexpr (U == 8) {
+    const uint2 w = *reinterpret_cast<const uint2*>(p);
+    if (k == 0) { v.x = w.x; v.y = w.y; } else { v.z = w.x; v.w = w.y; }
+  } else {
+    v = *reinterpret_cast<const uint4*>(p);
+  }
+}
+
+// n: the long side; S: the short side (2..64); rlog: log2 of R (32R vectors per row per
+// tile); gp: the group pitch in bytes; in_lo / in_hi: the input's bytes (loads stay inside).
+template <int E, bool TALL>
+// WIDE: 4 blocks of 256 threads per SM (<= 64 registers); TALL holds 9 vectors per thread: 3 blocks
+__global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
+skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
+           u64 in_hi) {
+  constexpr int VE = 16 / E, U = E < 4 ? 4 : E, UPV = 16 / U;
+  extern __shared__ __align__(16) byte sm[];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int R = 1 << rlog, V = 32 << rlog;  // V: vectors per row per tile
+  const int SE = S * E, pad = gp - 16 * S;
+  const i64 t = blockIdx.x, P0 = t * V * VE;
+  const i64 rowbytes = n * E;
+  const int groups = V + (TALL ? 1 : 0);
+  const int NC = groups * S;  // packed vectors of the tile
+  // global index of the tile's first packed vector (TALL: one group before P0; may be < 0)
+  const i64 cbase = (t * V - (TALL ? 1 : 0)) * S;
+  // this thread's first packed vector c = tid: its group and short index, then steps of 256
+  const unsigned step_g = ST_THREADS / (unsigned)S, step_s = ST_THREADS % (unsigned)S;
+  int g0 = tid / S, s0 = tid - (tid / S) * S;
+  // lanes past the warp's first group boundary: e (the same for every step: 256 = 8 warps' worth)
+  auto rot = [&](int g) { return (((lane >> 3) - (g - __shfl_sync(0xffffffffu, g, 0))) & (UPV - 1)); };
+
+  if (TALL) {
+    // Packed side: the tile's NC vectors (all in flight), units rotated into shared memory.
+    uint4 v[ST_LOADS];
+#pragma unroll
+    for (int i = 0; i < ST_LOADS; ++i) {
+      const int c = tid + i * ST_THREADS;
+      const i64 gi = cbase + c;
+      v[i] = make_uint4(0u, 0u, 0u, 0u);
+      if (c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
+    }
+    int g = g0, s = s0;
+#pragma unroll
+    for (int i = 0; i < ST_LOADS; ++i) {
+      const int c = tid + i * ST_THREADS;
+      const int rho = rot(g);  // warp-uniform call (the shuffle), before the bounds test
+      if (c < NC) {
+        const uint4 r = rotate_units<U>(v[i], rho);
+        byte* base = sm + g * gp + s * 16;
+#pragma unroll
+        for (int k = 0; k < UPV; ++k) put_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
+      }
+      g += step_g;
+      s += step_s;
+      if (s >= S) { s -= S; ++g; }
+    }
+    __syncthreads();
+    // Row side: task q = (row, block of 32 vectors); lane u gathers VE elements, one store.
+    for (int q = warp; q < S * R; q += ST_THREADS / 32) {
+      const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
+      const i64 rs = row * rowbytes;  // the row's first byte (relative to out)
+      const int d = (int)(rs & 15) / E;
+      const i64 vi = (rs >> 4) + t * V + u;  // global vector index
+      const int a0 = (u + 1) * gp - pad + row * E - d * SE;
+      uint4 x = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+      for (int k = 0; k < VE; ++k) {
+        const int a = a0 + k * SE + (k >= d ? pad : 0);
+        set_elem<E>(x, k, *reinterpret_cast<const typename Piece<E>::T*>(sm + a));
+      }
+      const u64 lo = reinterpret_cast<u64>(out) + rs;
+      store16_clipped<E>(out + 16 * vi, x, lo, lo + rowbytes);
+    }
+  } else {
+    // Row side: vectors 0..V-1 of each row (tasks of 32), and vector V of the misaligned rows.
+    uint4 v[ST_LOADS - 1];
+    const int tasks = S * R;
+#pragma unroll
+    for (int i = 0; i < ST_LOADS - 1; ++i) {
+      const int q = warp + i * (ST_THREADS / 32);
+      v[i] = make_uint4(0u, 0u, 0u, 0u);
+      if (q < tasks) {
+        const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
+        const i64 rs = row * rowbytes;
+        v[i] = load16_guarded(in + 16 * ((rs >> 4) + t * V + u), in_lo, in_hi);
+      }
+    }
+    const i64 xrs = tid * rowbytes;  // the extra vector: thread tid < S takes row tid's
+    const int xd = (int)(xrs & 15) / E;
+    const bool extra = tid < S && xd > 0;
+    uint4 xv = make_uint4(0u, 0u, 0u, 0u);
+    if (extra) xv = load16_guarded(in + 16 * ((xrs >> 4) + t * V + V), in_lo, in_hi);
+#pragma unroll
+    for (int i = 0; i < ST_LOADS - 1; ++i) {
+      const int q = warp + i * (ST_THREADS / 32);
+      if (q < tasks) {
+        const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
+        const int d = (int)((row * rowbytes) & 15) / E;
+        const int a0 = u * gp - pad + row * E - d * SE;
+#pragma unroll
+        for (int k = 0; k < VE; ++k) {
+          const int a = a0 + k * SE + (k >= d ? pad : 0);
+          if (u > 0 || k >= d)
+            *reinterpret_cast<typename Piece<E>::T*>(sm + a) = elem_of<E>(v[i], k);
+        }
+      }
+    }
+    // its elements k < xd, last first: in step k every lane writes element xd-1-k of its row,
+    // at the same offset in the group (the lanes' rows are consecutive: conflict-free)
+#pragma unroll
+    for (int k = 0; k < VE - 1; ++k)
+      if (extra && k < xd)
+        *reinterpret_cast<typename Piece<E>::T*>(sm + V * gp - pad + tid * E - (k + 1) * SE) = elem_at<E>(xv, xd - 1 - k);
+    __syncthreads();
+    // Packed side: NC vectors, units rotated out of shared memory, stores clipped to the output.
+    const u64 o_lo = reinterpret_cast<u64>(out), o_hi = o_lo + (u64)(rowbytes * S);
+    int g = g0, s = s0;
+    for (int c = tid; c < ((NC + 31) & ~31); c += ST_THREADS) {  // whole warps: rot() shuffles
+      const int rho = rot(g);
+      if (c < NC) {
+        uint4 r;
+        const byte* base = sm + g * gp + s * 16;
+#pragma unroll
+        for (int k = 0; k < UPV; ++k) get_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
+        store16_clipped<E>(out + 16 * (cbase + c), rotate_units<U>(r, (UPV - rho) & (UPV - 1)), o_lo, o_hi);
+      }
+      g += step_g;
+      s += step_s;
+      if (s >= S) { s -= S; ++g; }
+    }
+  }
+}

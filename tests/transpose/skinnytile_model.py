@@ -1,0 +1,216 @@
+"""A NumPy model of skinnyTile (kernels/skinnytile.cu): every block, warp and lane, every
+global and shared access, written after the CUDA source line by line.
+
+run(E, S, n, tall) simulates the whole launch on byte ids (input byte i holds id i) and returns
+the output bytes' ids, how often each output byte was written, and every warp-wide shared
+access (for the bank model). The geometry (rlog, pitch, blocks) comes from plans.py, as the
+launch takes it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bwlab.workloads.transpose import plans
+
+THREADS, LOADS = 256, 9
+ZERO = -1    # a byte a guarded load returned as zero (outside the input)
+UNSET = -2   # shared memory never written by this block
+
+
+@dataclass
+class Access:
+    """One warp-wide shared access: byte address and size per active lane."""
+    what: str
+    addrs: np.ndarray
+    size: int
+
+
+@dataclass
+class Result:
+    out: np.ndarray               # id of the input byte each output byte holds (UNSET: never written)
+    writes: np.ndarray            # stores per output byte
+    accesses: list = field(default_factory=list)
+
+
+def _load16(ids_in: np.ndarray, vec: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """load16_guarded: 16 ids per vector index, ZERO outside the buffer or where not ok (bytes
+    outside the input are never read: the kernel's guard is the same test)."""
+    b = vec[:, None] * 16 + np.arange(16)[None, :]
+    inside = (b >= 0) & (b < ids_in.size) & ok[:, None]
+    return np.where(inside, ids_in[np.clip(b, 0, ids_in.size - 1)], ZERO)
+
+
+def _store16_clipped(res: Result, vec: np.ndarray, vals: np.ndarray, lo: np.ndarray, hi: np.ndarray, ok):
+    b = vec[:, None] * 16 + np.arange(16)[None, :]
+    keep = ok[:, None] & (b >= lo[:, None]) & (b < hi[:, None])
+    np.add.at(res.writes, b[keep], 1)
+    res.out[b[keep]] = vals[keep]
+
+
+def _rot(lane: np.ndarray, g: np.ndarray, upv: int) -> np.ndarray:
+    """((lane >> 3) - (g - g of lane 0 of the warp)) & (UPV - 1), per thread of the block."""
+    g0 = np.repeat(g.reshape(-1, 32)[:, 0], 32)
+    return ((lane >> 3) - (g - g0)) & (upv - 1)
+
+
+def _record(res: Result, what: str, addrs: np.ndarray, active: np.ndarray, size: int) -> None:
+    """One access per warp: addrs and active over the block's 256 threads."""
+    for w in range(THREADS // 32):
+        sl = slice(32 * w, 32 * w + 32)
+        if active[sl].any():
+            res.accesses.append(Access(what, np.where(active[sl], addrs[sl], -1), size))
+
+
+def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
+    ve, unit = 16 // E, max(E, 4)
+    upv = 16 // unit
+    rlog, gp, smem = plans.skinnytile_geometry(E, S, tall)
+    R, V = 1 << rlog, 32 << rlog
+    pad, se = gp - 16 * S, S * E
+    blocks = plans.skinnytile_tiles(E, S, n, tall)
+    rowbytes, nbytes = n * E, n * S * E
+    ids_in = np.arange(nbytes, dtype=np.int64)
+    res = Result(np.full(nbytes, UNSET, np.int64), np.zeros(nbytes, np.int64))
+    tid = np.arange(THREADS)
+    lane, warp = tid & 31, tid >> 5
+    groups = V + (1 if tall else 0)
+    nc = groups * S
+    assert groups * gp == smem <= plans.SKINNYTILE_SMEM
+    for t in range(blocks):
+        sm = np.full(smem, UNSET, np.int64)
+        sm_writes = np.zeros(smem, np.int64)
+        cbase = (t * V - (1 if tall else 0)) * S
+        step_g, step_s = THREADS // S, THREADS % S
+        g, s = tid // S, tid % S
+
+        def put(addr, vals, ok, nb):  # shared store of nb bytes per lane
+            b = addr[:, None] + np.arange(nb)[None, :]
+            bb, vv = b[ok], vals[ok]
+            assert (bb >= 0).all() and (bb < smem).all(), "shared store out of the tile"
+            np.add.at(sm_writes, bb.ravel(), 1)
+            sm[bb.ravel()] = vv.ravel()
+
+        def get(addr, ok, nb):
+            b = addr[:, None] + np.arange(nb)[None, :]
+            assert (b[ok] >= 0).all() and (b[ok] < smem).all(), "shared load out of the tile"
+            return np.where(ok[:, None], sm[np.clip(b, 0, smem - 1)], UNSET)
+
+        if tall:
+            vals = []
+            for i in range(LOADS):
+                c = tid + i * THREADS
+                gi = cbase + c
+                ok = c < nc
+                v = _load16(ids_in, gi, ok & (gi >= 0))
+                vals.append(v)
+            for i in range(LOADS):
+                c = tid + i * THREADS
+                ok = c < nc
+                assert ((c // S == g) & (c % S == s))[ok].all(), "the stepped (group, index) is c divmod S"
+                rho = _rot(lane, g, upv)
+                for k in range(upv):
+                    w = (k + rho) & (upv - 1)
+                    addr = g * gp + s * 16 + w * unit
+                    src = vals[i][np.arange(THREADS)[:, None], w[:, None] * unit + np.arange(unit)[None, :]]
+                    put(addr, src, ok, unit)
+                    if record:
+                        _record(res, "packed store", addr, ok, unit)
+                g, s = g + step_g, s + step_s
+                wrap = s >= S
+                s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
+            # every group of the tile written once: the row side reads no stale byte
+            for q0 in range(0, S * R, THREADS // 32):
+                q = q0 + warp
+                ok = q < S * R
+                row, u = q >> rlog, ((q & (R - 1)) << 5) + lane
+                rs = row * rowbytes
+                d = (rs & 15) // E
+                vi = (rs >> 4) + t * V + u
+                a0 = (u + 1) * gp - pad + row * E - d * se
+                x = np.full((THREADS, 16), UNSET, np.int64)
+                for k in range(ve):
+                    a = a0 + k * se + np.where(k >= d, pad, 0)
+                    x[:, k * E:(k + 1) * E] = get(a, ok, E)
+                    if record:
+                        _record(res, "row load", a, ok, E)
+                _store16_clipped(res, vi, x, rs, rs + rowbytes, ok)
+        else:
+            tasks = S * R
+            for i in range(LOADS - 1):
+                q = warp + i * (THREADS // 32)
+                ok = q < tasks
+                row, u = q >> rlog, ((q & (R - 1)) << 5) + lane
+                rs = row * rowbytes
+                v = _load16(ids_in, (rs >> 4) + t * V + u, ok)
+                d = (rs & 15) // E
+                a0 = u * gp - pad + row * E - d * se
+                for k in range(ve):
+                    a = a0 + k * se + np.where(k >= d, pad, 0)
+                    act = ok & ((u > 0) | (k >= d))
+                    put(a, v[:, k * E:(k + 1) * E], act, E)
+                    if record:
+                        _record(res, "row store", a, act, E)
+            xrs = tid * rowbytes
+            xd = (xrs & 15) // E
+            extra = (tid < S) & (xd > 0)
+            xv = _load16(ids_in, (xrs >> 4) + t * V + V, extra)
+            for k in range(ve - 1):  # element xd-1-k of each row, at the same offset in the group
+                act = extra & (k < xd)
+                a = V * gp - pad + tid * E - (k + 1) * se
+                kk = np.clip(xd - 1 - k, 0, ve - 1)
+                src = xv[np.arange(THREADS)[:, None], kk[:, None] * E + np.arange(E)[None, :]]
+                put(a, src, act, E)
+                if record:
+                    _record(res, "row store (extra vector)", a, act, E)
+            assert sm_writes.max() <= 1, "two threads write one shared byte"
+            o_hi = np.full(THREADS, nbytes)
+            c = tid.copy()
+            while (c - tid).max() < ((nc + 31) & ~31):
+                live = c < ((nc + 31) & ~31)
+                ok = c < nc
+                assert ((c // S == g) & (c % S == s))[ok].all()
+                rho = _rot(lane, g, upv)
+                r = np.full((THREADS, 16), UNSET, np.int64)
+                for k in range(upv):
+                    w = (k + rho) & (upv - 1)
+                    addr = g * gp + s * 16 + w * unit
+                    got = get(addr, ok, unit)
+                    r[np.arange(THREADS)[:, None], w[:, None] * unit + np.arange(unit)[None, :]] = got
+                    if record:
+                        _record(res, "packed load", addr, ok & live, unit)
+                _store16_clipped(res, cbase + c, r, np.zeros(THREADS, np.int64), o_hi, ok)
+                c = c + THREADS
+                g, s = g + step_g, s + step_s
+                wrap = s >= S
+                s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
+        assert sm_writes.max() <= 1, "two threads write one shared byte"
+    return res
+
+
+def expected(E: int, S: int, n: int, tall: bool) -> np.ndarray:
+    """Id of the input byte each output byte must hold."""
+    if tall:  # in n x S, out S x n
+        ids = np.arange(n * S * E).reshape(n, S, E).transpose(1, 0, 2)
+    else:     # in S x n, out n x S
+        ids = np.arange(n * S * E).reshape(S, n, E).transpose(1, 0, 2)
+    return np.ascontiguousarray(ids).reshape(-1)
+
+
+def bank_ways(acc: Access) -> int:
+    """Most distinct 4-byte words one bank serves in one pass of this access: 16-byte accesses
+    go in quarter warps, 8-byte ones in half warps, smaller ones in one pass."""
+    phases = {16: 4, 8: 2}.get(acc.size, 1)
+    per = 32 // phases
+    worst = 1
+    for ph in range(phases):
+        words: dict[int, set] = {}
+        for a in acc.addrs[ph * per:(ph + 1) * per]:
+            if a < 0:
+                continue
+            for w in range(a // 4, (a + acc.size - 1) // 4 + 1):
+                words.setdefault(w % 32, set()).add(w)
+        if words:
+            worst = max(worst, max(len(v) for v in words.values()))
+    return worst

@@ -1,0 +1,101 @@
+"""skinnyTile (kernels/skinnytile.cu) on the GPU, bit-exact against NumPy with the output
+poisoned first: every short side 1..64, tall and wide, every element size, long sides with rows
+misaligned (n prime, n*E % 16 != 0), aligned, tiny and spanning several tiles; the dispatcher's
+choices through bwlab.transpose; and arrays of more than 2^31 elements."""
+import numpy as np
+import pytest
+
+import bwlab
+from bwlab.core import verify
+from bwlab.workloads.transpose import plans as dispatch
+from bwlab.workloads.transpose.reference import compare_transposed
+
+pytestmark = pytest.mark.gpu
+
+DT = {1: "u1", 2: "u2", 4: "u4", 8: "u8", 16: "c16"}
+
+
+def _longs(e: int, s: int) -> tuple[int, ...]:
+    w = (32 << dispatch.skinnytile_geometry(e, s, True)[0]) * (16 // e)  # positions per tile
+    return (5, 1009, 1024, 3 * w + 7)  # tiny, prime, aligned rows, three tiles and a bit
+
+
+@pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
+@pytest.mark.parametrize("e", dispatch.ITEMSIZES)
+def test_every_short_side_forced(e, tall):
+    import cupy
+
+    from bwlab.workloads.transpose.calls import launch
+
+    stream = cupy.cuda.get_current_stream().ptr
+    choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE,
+                             dispatch.skinnytile_expression(e, tall), dispatch.SKINNYTILE_THREADS)
+    for s in range(1, 65):
+        for n in _longs(e, s):
+            rows, cols = (n, s) if tall else (s, n)
+            host = verify.random_host((rows, cols), DT[e], seed=s * 7919 + n)
+            x = cupy.asarray(host)
+            out = cupy.empty((cols, rows), DT[e])
+            verify.poison(out)
+            launch(choice, x.data.ptr, out.data.ptr, 1, rows, cols, x.nbytes, x.device.id, stream)
+            check = verify.compare(out.get(), np.ascontiguousarray(host.T))
+            assert check.ok, (e, "tall" if tall else "wide", rows, cols, str(check))
+            assert verify.compare(x.get(), host).ok, "input modified"
+
+
+NP_DTYPES = ("bool", "uint8", "float16", "float32", "int32", "float64", "complex64", "complex128")
+SHORTS = (2, 3, 5, 7, 13, 16, 17, 24, 31, 32, 33, 48, 63, 64)
+
+
+@pytest.mark.parametrize("dtype", NP_DTYPES)
+def test_dispatch_through_the_public_function(dtype):
+    """bwlab.transpose picks skinnyTile where plans says so, and every pick is exact."""
+    import cupy
+
+    from bwlab import explain_transpose as explain
+    from bwlab.workloads.transpose.calls import device_plan
+
+    for s in SHORTS:
+        for n in (65, 4099, 100_003):
+            for shape in ((n, s), (s, n)):
+                host = verify.random_host(shape, dtype)
+                x = cupy.asarray(host)
+                e = x.dtype.itemsize
+                want = dispatch.choose(e, dispatch.layout_of(x.shape, tuple(v // e for v in x.strides)),
+                                       device_plan(x.device.id))
+                assert explain(x).startswith(want.label), (shape, dtype, explain(x), want.label)
+                out = cupy.empty(shape[::-1], dtype)
+                verify.poison(out)
+                bwlab.transpose(x, out)
+                assert verify.compare(out.get(), np.ascontiguousarray(host.T)).ok, (shape, dtype, want.label)
+
+
+def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
+    import cupy
+
+    from bwlab import explain_transpose as explain
+
+    assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyTile<1,true>")
+    assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("skinnyTile<1,false>")
+    assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
+    assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinny<4,3,true,")  # kept: as fast
+    assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
+
+
+@pytest.mark.parametrize("shape", [(130_000_007, 17), (33, 66_000_001)], ids=["tall-u8-17", "wide-u8-33"])
+def test_over_2_31_elements(shape):
+    import cupy
+
+    from bwlab import explain_transpose as explain
+
+    x = cupy.empty(shape, cupy.uint8)
+    verify.fill_random_bits(x, seed=5)
+    assert x.size > 2**31 and explain(x).startswith("skinnyTile<1,")
+    out = cupy.empty(shape[::-1], cupy.uint8)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    check = compare_transposed(out, x)
+    assert check.ok, check
+    rows, cols = shape
+    assert int(out[cols - 1, rows - 1]) == int(x[rows - 1, cols - 1])
+    assert int(out[0, rows - 1]) == int(x[rows - 1, 0])

@@ -1,0 +1,80 @@
+"""skinnyTile (kernels/skinnytile.cu) on the CPU: its NumPy model writes every output byte
+exactly once with the right input byte (clipped stores included), and its shared accesses
+keep the bank ways its design promises: row side conflict-free, packed side at most 2-way."""
+import numpy as np
+import pytest
+
+import skinnytile_model as model
+from bwlab.workloads.transpose import plans as dispatch
+
+SHORTS = (1, 2, 3, 17, 31, 32, 33, 63, 64)
+
+
+def _prime_at_least(k: int) -> int:
+    def prime(m):
+        return m > 1 and all(m % p for p in range(2, int(m ** 0.5) + 1))
+    while not prime(k):
+        k += 1
+    return k
+
+
+def _longs(e: int, s: int) -> list[int]:
+    """n prime (rows misaligned for every E < 16), spanning about three tiles; a tiny n below S;
+    and an n whose rows are 16-byte aligned."""
+    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True)
+    w = (32 << rlog) * (16 // e)  # positions per tile
+    return [_prime_at_least(5 * w // 2), 5, 3 * w + 16]
+
+
+CASES = [(e, s, n, tall) for e in dispatch.ITEMSIZES for s in SHORTS for n in _longs(e, s) for tall in (True, False)]
+
+
+@pytest.mark.parametrize("e, s, n, tall", CASES, ids=lambda v: str(v))
+def test_every_output_byte_once_from_the_right_input_byte(e, s, n, tall):
+    res = model.run(e, s, n, tall, record=False)
+    want = model.expected(e, s, n, tall)
+    assert (res.writes == 1).all(), f"bytes written {sorted(set(res.writes.tolist()))} times"
+    bad = np.flatnonzero(res.out != want)
+    assert bad.size == 0, f"{bad.size} wrong bytes, first at {bad[0]}: {res.out[bad[0]]} != {want[bad[0]]}"
+
+
+LIMITS = {"row load": 1, "row store": 1, "packed store": 2, "packed load": 2, "row store (extra vector)": 1}
+
+
+@pytest.mark.parametrize("e", dispatch.ITEMSIZES)
+@pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
+def test_shared_accesses_keep_their_bank_ways(e, tall):
+    """Every short side 1..64, rows misaligned (n prime): the worst warp-wide access per kind.
+    The extra vector of a misaligned row (WIDE: lane s takes row s) is written last element
+    first, so its lanes too write one offset of consecutive rows."""
+    worst: dict[str, int] = {}
+    for s in range(1, 65):
+        n = 2 * (32 << dispatch.skinnytile_geometry(e, s, tall)[0]) * (16 // e) + 3  # two tiles and a bit
+        n += (n * e) % 16 == 0  # rows misaligned
+        for acc in model.run(e, s, n, tall).accesses:
+            w = model.bank_ways(acc)
+            worst[acc.what] = max(worst.get(acc.what, 1), w)
+            assert w <= LIMITS[acc.what], (s, n, acc.what, w, acc.addrs.tolist())
+    assert worst[("row load" if tall else "row store")] == 1
+
+
+def test_an_unpadded_tile_would_conflict(monkeypatch):
+    """The pad is what makes the row side conflict-free: without it, 32 lanes at consecutive
+    groups of 16*S bytes share banks (S = 32: every lane in one bank)."""
+    monkeypatch.setattr(dispatch, "skinnytile_pitch", lambda e, s: 16 * s)
+    acc = [a for a in model.run(4, 32, 2000, True).accesses if a.what == "row load"]
+    assert max(model.bank_ways(a) for a in acc) == 32
+
+
+@pytest.mark.parametrize("e", dispatch.ITEMSIZES)
+def test_geometry_fits_the_kernel(e):
+    for s in range(1, 65):
+        for tall in (True, False):
+            rlog, gp, smem = dispatch.skinnytile_geometry(e, s, tall)
+            r = 1 << rlog
+            assert smem <= dispatch.SKINNYTILE_SMEM and s * r <= max(64, s)
+            assert (32 * r + 1) * s <= model.LOADS * model.THREADS  # TALL: one batch of loads per thread
+            assert s * r <= 8 * (model.THREADS // 32)                 # WIDE: 8 row tasks per warp
+            unit = max(e, 4)
+            assert gp % unit == 0 and (gp // unit) % 2 == 1
+            assert smem >= 8 * 1024 or s * r == 64 or rlog == 0  # tiles are not tiny
