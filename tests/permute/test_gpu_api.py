@@ -190,3 +190,17 @@ def test_torch_autograd_compile_and_streams():
     assert torch.equal(r, a.permute(0, 2, 1, 3).contiguous())
     with pytest.raises(ValueError, match="gradient"):
         bwlab.permute(x, (0, 1, 2, 3), out=torch.empty_like(x))
+
+
+@pytest.mark.parametrize("shape, perm, dtype", [
+    ((37, 29, 16), (1, 0, 2), "float32"),            # rows of 64 bytes, edge tiles on both sides
+    ((5, 33, 17, 16), (2, 0, 1, 3), "float32"),      # a batch axis
+    ((129, 65, 64), (1, 0, 2), "uint8"),
+    ((3, 40, 17, 32), (0, 2, 1, 3), "float16"),
+])
+def test_tiles_of_whole_rows(shape, perm, dtype):
+    import cupy
+
+    host = verify.random_host(shape, dtype)
+    assert bwlab.explain_permute(cupy.asarray(host), perm).startswith("tileRows")
+    check(host, perm)

@@ -60,7 +60,7 @@ def model(choice, flat_in, base, e, total):
             for row, col in itertools.product(range(t.rows), range(t.cols)):
                 o = oo + at(col, t.cf) + row
                 out[o * e:(o + 1) * e] = elem(oi + at(row, t.rf) + col)
-    elif kind == "scalar":
+    elif kind in ("scalar", "rowtiles"):  # rowtiles: elements are whole rows (e = their bytes)
         *batch, c, r = axes
         count = int(np.prod([a.n for a in batch], dtype=np.int64)) if batch else 1
         for b in range(count):
@@ -124,7 +124,11 @@ def test_random_model(shape, e, rnd):
 
 @pytest.mark.parametrize("shape, perm, e, view, kind", [
     ((4, 8, 16), (0, 1, 2), 4, None, "copy"),
-    ((4, 8, 16), (1, 0, 2), 4, None, "rows"),
+    ((4, 8, 32), (1, 0, 2), 4, None, "rows"),        # rows of 128 bytes: gathered
+    ((4, 8, 16), (1, 0, 2), 4, None, "rows"),        # rows of 64 bytes, axes shorter than a tile: gathered
+    ((17, 19, 16), (1, 0, 2), 4, None, "rowtiles"),  # rows of 64 bytes: tiles of whole rows, edge tiles
+    ((3, 17, 16, 16), (2, 0, 1, 3), 4, None, "rowtiles"),  # a batch axis
+    ((16, 16, 8), (1, 0, 2), 4, None, "rows"),       # rows of 32 bytes: gathered
     ((4, 8, 16), (2, 1, 0), 4, None, "tiles"),
     ((8, 8, 8, 8), (3, 2, 1, 0), 4, None, "tiles"),  # short fastest axes folded on both sides
     ((3, 5, 7), (2, 1, 0), 4, None, "scalar"),

@@ -68,7 +68,7 @@ def _runner(choice: plans.Choice, x: Operand) -> tuple[Callable, int]:
         args = ptrs + [("i64", t.rows), ("i64", t.cols), ("bytes", plans.fold_struct(t.rf)),
                        ("bytes", plans.fold_struct(t.cf)), ("bytes", plans.batch_struct(t.batch)),
                        ("i32", len(t.batch)), ("i64", count)]
-    elif kind == "scalar":
+    elif kind in ("scalar", "rowtiles"):  # rowtiles: the same arguments, in units of whole rows
         *batch, c, r = axes
         tr, tc = plans.tile_of(choice)
         count = math.prod(a.n for a in batch)

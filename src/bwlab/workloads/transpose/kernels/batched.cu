@@ -98,3 +98,47 @@ scalarBatched(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64
     if (t + gridDim.x < total) __syncthreads();
   }
 }
+
+// tileRows: tiles whose elements are whole rows of W bytes (64 in bwlab.permute), for bwlab.permute when
+// the input and output share a short fastest axis (their rows) but not the next one. Gathering
+// such rows one by one reads W bytes from each of many places; a TR x TC tile of rows instead
+// reads TC rows that are adjacent in the input (one run of TC * W bytes) and writes TR rows that
+// are adjacent in the output (TR * W bytes). Same arguments as scalarBatched, in units of rows.
+// A tile row is padded by one row (W bytes), so a column of the tile read as 16-byte vectors
+// spreads over all the banks.
+template <int W, int TR, int TC, int THREADS>
+__global__ void __launch_bounds__(THREADS)
+tileRows(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 ldi, i64 ldo,
+         BatchDims d, int nd, i64 batch) {
+  constexpr int NV = W / 16, PITCH = (TC + 1) * W, LOADS = TR * TC * NV / THREADS;
+  static_assert(W % 16 == 0 && TR * TC * NV % THREADS == 0, "whole vectors, whole tiles per block");
+  __shared__ __align__(16) byte s[TR * PITCH];
+  const i64 tiles_r = (rows + TR - 1) / TR, per_matrix = tiles_r * ((cols + TC - 1) / TC), total = per_matrix * batch;
+  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
+    i64 oi, oo, r0, c0;
+    batched_tile<TR, TC>(t, tiles_r, per_matrix, d, nd, oi, oo, r0, c0);
+    const i64 nr = rows - r0, nc = cols - c0;
+    const byte* x = in + (oi + r0 * ldi + c0) * W;
+    byte* y = out + (oo + c0 * ldo + r0) * W;
+    uint4 v[LOADS];
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {  // input row r of the tile: TC adjacent rows, one run
+      const int p = threadIdx.x + k * THREADS, r = p / (TC * NV), q = p % (TC * NV);
+      if (r < nr && q / NV < nc) v[k] = *reinterpret_cast<const uint4*>(x + r * ldi * W + q * 16);
+    }
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {
+      const int p = threadIdx.x + k * THREADS;
+      *reinterpret_cast<uint4*>(s + (p / (TC * NV)) * PITCH + (p % (TC * NV)) * 16) = v[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {  // output row c of the tile: TR adjacent rows, one run
+      const int p = threadIdx.x + k * THREADS, c = p / (TR * NV), q = p % (TR * NV), r = q / NV;
+      if (c < nc && r < nr)
+        __stcs(reinterpret_cast<uint4*>(y + c * ldo * W + q * 16),
+               *reinterpret_cast<const uint4*>(s + r * PITCH + c * W + (q % NV) * 16));
+    }
+    if (t + gridDim.x < total) __syncthreads();  // the block's next tile reuses the shared buffer
+  }
+}
