@@ -42,6 +42,24 @@ def _t(*names) -> dict:
     return {f"{n}_gbs": _TRANSPOSE[n] for n in names}
 
 
+def _bottleneck(gbs: dict, gflops: dict, peak_gbs: float = 4814.3, peak_gflops: float = 66908.2) -> dict:
+    """The bottleneck-cases numbers from each kernel's GB/s and GFLOP/s (and the fractions they make)."""
+    out = {"peak_gbs": peak_gbs, "peak_gflops": peak_gflops,
+           "strideRead_sector_gbs": gbs["strideRead"] / 8 * 36}
+    for k in gbs:
+        out.update({f"{k}_gbs": gbs[k], f"{k}_gflops": gflops[k], f"{k}_pct_bw": 100 * gbs[k] / peak_gbs,
+                    f"{k}_pct_fp32": 100 * gflops[k] / peak_gflops})
+    return out
+
+
+# G dependent steps/s of the narrow-integer chains: (multiply-add, multiply-add then xor-shift)
+_NARROW = {"u8": (52.0, 23.0), "u16": (52.0, 23.0), "u32": (70.0, 30.0), "s8": (60.0, 19.0), "s16": (60.0, 19.0),
+           "s32": (70.0, 30.0)}
+# GB/s of the partition-camping reads by stride (bytes): flat, as address hashing makes it
+_CAMPING = {s: 3900.0 + (17 * i) % 40 for i, s in enumerate([256 << k for k in range(9)]
+                                                             + [(256 << k) + 256 for k in range(1, 9)])}
+
+
 NUMBERS = {
     "column-reads": _t("naiveRow", "naiveCol", "naiveColL2"),
     "naive-unroll": _t("naiveRow", "naiveRowUnroll4", "naiveCol", "naiveColUnroll4"),
@@ -72,6 +90,17 @@ NUMBERS = {
                    "stride16_gbs": 690.0, "stride32_gbs": 680.0, "offset0_gbs": 3300.0, "offset1_gbs": 3250.0,
                    "offset4_gbs": 3260.0, "offset8_gbs": 3270.0, "offset16_gbs": 3280.0, "offset31_gbs": 3240.0,
                    "offset32_gbs": 3300.0},
+    "bottleneck-cases": _bottleneck({"scaleVec": 4100.0, "fmaChains": 113.0, "strideRead": 620.0},
+                                    {"scaleVec": 1025.0, "fmaChains": 58000.0, "strideRead": 155.0}),
+    "dram-banks": {"buffer_mib": 1024, **{f"s{s}_gbs": v for s, v in _CAMPING.items()}},
+    "char-short-promotion": {f"{t}_{op}_gsteps": v[i] for t, v in _NARROW.items()
+                             for i, op in enumerate(("madd", "xorshift"))},
+    "restrict-pointers": {"plain_8_gbs": 2000.0, "plain_8_registers": 16, "restrict_8_gbs": 3900.0,
+                          "restrict_8_registers": 10, "plain_1_gbs": 3900.0, "plain_1_registers": 12,
+                          "restrict_1_gbs": 3910.0, "restrict_1_registers": 12},
+    "null-stream": {"overlap_k1_k2": 0.0, "overlap_k2_k3": 0.0, "gap_k1_k2_us": 3.2, "gap_k2_k3_us": 2.8,
+                    "overlap_k1_k3_without_null": 0.99, "span_with_null_us": 8010.0, "span_without_null_us": 4008.0,
+                    "kernel_us": 2000.0, "passes": 5},
     "shift-for-pow2": {"runtime_ms": 2.0, "shift_ms": 0.5, "constant_ms": 0.51},
     # bandwidth rising with bytes in flight per SM (warps x 32 x loads x 16 bytes) up to 4 TB/s
     "latency-hiding": {**{f"w{w}_k{k}_gbs": min(4000.0, 0.25 * w * 32 * k * 16) for w in (4, 8, 16, 32, 64)
@@ -103,7 +132,9 @@ EXPECTED = {"column-reads": "holds", "naive-unroll": "depends", "diagonal-order"
             "shift-for-pow2": "depends", "rsqrtf": "holds",
             "double-literals": "holds", "fast-intrinsics": "holds", "warp-divergence": "holds",
             "signed-loop-counters": "does not hold", "divergent-syncthreads": "holds",
-            "thread-coarsening": "holds", "register-tiling": "holds"}
+            "thread-coarsening": "holds", "register-tiling": "holds", "bottleneck-cases": "holds",
+            "dram-banks": "does not hold", "char-short-promotion": "holds", "restrict-pointers": "depends",
+            "null-stream": "holds"}
 
 
 def numbers(claim_id: str, **changes) -> dict:

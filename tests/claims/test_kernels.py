@@ -38,3 +38,11 @@ def test_a_divergent_barrier_compiles_silently():
     b = build.compile_source(src, ["barrierInBranch"], "sm_90")
     assert b.resources["barrierInBranch"].barriers == 1
     assert not [line for line in b.log.splitlines() if "warning" in line.lower() or "error" in line.lower()]
+
+
+def test_restrict_changes_the_build_of_the_kernel_with_loads_after_stores():
+    # __restrict__ reaches the compiler through the Pointers<true> typedefs: the 8-step build keeps
+    # fewer values live (it loads a[i] and b[i] once instead of after every store)
+    src = claims.get("restrict-pointers").kernels[0].source
+    r = build.compile_each(src, ["hornerInPlace<false,8>", "hornerInPlace<true,8>"], "sm_90").resources
+    assert r["hornerInPlace<true,8>"].registers < r["hornerInPlace<false,8>"].registers

@@ -68,6 +68,20 @@ FLIPS = [
     ("thread-coarsening", {"coarse-t16-c16_tflops": 8.9}, DEPENDS),
     ("thread-coarsening", {f"coarse-t16-c{cf}_tflops": 7.6 for cf in (2, 4, 8, 16)}, FAILS),
     ("register-tiling", {"regBlock_tflops": 9.0}, FAILS),
+    ("null-stream", {"overlap_k2_k3": 0.6}, FAILS),
+    ("null-stream", {"gap_k1_k2_us": -50.0}, FAILS),
+    ("null-stream", {"overlap_k1_k3_without_null": 0.0, "span_without_null_us": 6010.0}, DEPENDS),
+    ("bottleneck-cases", {"fmaChains_pct_fp32": 30.0}, DEPENDS),     # between the bands: no case
+    ("bottleneck-cases", {"strideRead_pct_bw": 60.0}, DEPENDS),      # read as bandwidth-bound
+    ("bottleneck-cases", {"scaleVec_pct_bw": 40.0, "fmaChains_pct_fp32": 30.0, "strideRead_pct_bw": 60.0}, FAILS),
+    ("char-short-promotion", {f"{t}_madd_gsteps": 70.0 for t in ("u8", "u16", "s8", "s16")}, DEPENDS),
+    ("char-short-promotion", {"s8_madd_gsteps": 70.0}, DEPENDS),
+    ("char-short-promotion", {f"{t}_{op}_gsteps": v for t in ("u8", "u16", "s8", "s16")
+                              for op, v in (("madd", 68.0), ("xorshift", 31.0))}, FAILS),
+    ("restrict-pointers", {"restrict_1_gbs": 4500.0}, HOLDS),
+    ("restrict-pointers", {"restrict_8_gbs": 2040.0}, FAILS),
+    ("dram-banks", {"s65536_gbs": 2000.0}, HOLDS),
+    ("dram-banks", {"s4096_gbs": 3600.0}, DEPENDS),
 ]
 
 
@@ -79,6 +93,30 @@ def test_rule_follows_the_numbers(cid, change, want):
 
 def test_every_measured_claim_can_change_its_verdict():
     assert {c for c, _, _ in FLIPS} == set(MEASURED)
+
+
+def test_the_depends_verdicts_say_on_what_they_found():
+    v = get("char-short-promotion").decide(numbers("char-short-promotion", **{f"{t}_madd_gsteps": 70.0
+                                                                              for t in ("u8", "u16", "s8", "s16")}))
+    assert v.on.startswith("the operation: a shift") and "x = x ^ (x >> 3): unsigned char 1.30x" in v.text
+    v = get("char-short-promotion").decide(numbers("char-short-promotion", s8_madd_gsteps=70.0))
+    assert v.on.startswith("the type and the operation") and " signed char (madd)" not in v.on
+    assert "unsigned char (madd)" in v.on
+    v = get("bottleneck-cases").decide(numbers("bottleneck-cases", strideRead_pct_bw=60.0))
+    assert v.on.endswith("misread strideRead") and "strideRead (built for case 3, read as case 1)" in v.text
+    v = get("restrict-pointers").decide(numbers("restrict-pointers"))
+    assert "8 steps, loads after stores only" in v.text and "(16 registers)" in v.text
+    v = get("dram-banks").decide(numbers("dram-banks", s65536_gbs=2000.0))
+    assert "64 KiB" in v.text and "49% lost" in v.text
+    v = get("null-stream").decide(numbers("null-stream"))
+    assert "2.00x as long" in v.text and "K2 started 3.2 us after K1 ended" in v.text
+
+
+def test_bottleneck_diagnosis_bands():
+    from bwlab.workloads.claims.bottleneck import diagnose
+
+    assert diagnose(0.85, 0.02) == 1 and diagnose(0.02, 0.87) == 2 and diagnose(0.13, 0.002) == 3
+    assert diagnose(0.4, 0.02) == 0 and diagnose(0.6, 0.6) == 0 and diagnose(0.1, 0.3) == 0
 
 
 def test_trend_has_a_noise_band():

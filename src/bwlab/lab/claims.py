@@ -94,6 +94,14 @@ class Context:
         if not ok:
             raise WrongResult(f"{what}: {detail}" if detail else what)
 
+    def timelines(self, cases: list, kernel_us: float) -> list:
+        """Stream cases (bwlab.workloads.streams) measured as `bwlab streams` measures them: each
+        case's kernels stamp their own start and end on the GPU's clock; a case that needs its own
+        environment runs in a child process. Returns the measured cases (ops, or an error each)."""
+        from .streams import run_cases
+
+        return run_cases(cases, self.dev, kernel_us)
+
     def flush_l2(self) -> None:
         if self._flusher is None:
             self._flusher = timing.L2Flusher(self.dev.l2_bytes)

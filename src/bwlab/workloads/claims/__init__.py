@@ -10,15 +10,17 @@ runs it through bwlab.lab.claims. Nothing here needs a GPU until an experiment r
 from __future__ import annotations
 
 from ...core import launch
-from . import coalescing, coarsening, control, instructions, latency, memory, peaks, pending, transpose
+from . import (aliasing, bottleneck, coalescing, coarsening, control, dram, instructions, latency, memory, peaks,
+               pending, streams, transpose)
 from .claim import (DEPENDS, FAILS, HOLDS, NOT_MEASURED, NOT_YET, STATUSES, VERDICTS, Bars, Claim, Kernels,
                     Verdict)
 
-# Ledger order: the transpose lessons first, then the peak formulas, memory spaces, coalescing,
-# latency hiding, instructions, control flow, work per thread in a matmul, and the claims not
-# measured yet.
-CLAIMS: tuple[Claim, ...] = (transpose.CLAIMS + peaks.CLAIMS + memory.CLAIMS + coalescing.CLAIMS + latency.CLAIMS
-                             + instructions.CLAIMS + control.CLAIMS + coarsening.CLAIMS + pending.CLAIMS)
+# Ledger order: the transpose lessons first, then the peak formulas and the bottleneck diagnosis,
+# memory spaces, coalescing, latency hiding and DRAM banks, instructions, pointer aliasing,
+# control flow, work per thread in a matmul, streams, and the claims not measured.
+CLAIMS: tuple[Claim, ...] = (transpose.CLAIMS + peaks.CLAIMS + bottleneck.CLAIMS + memory.CLAIMS + coalescing.CLAIMS
+                             + latency.CLAIMS + dram.CLAIMS + instructions.CLAIMS + aliasing.CLAIMS + control.CLAIMS
+                             + coarsening.CLAIMS + streams.CLAIMS + pending.CLAIMS)
 IDS = tuple(c.id for c in CLAIMS)
 
 

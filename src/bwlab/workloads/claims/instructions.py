@@ -1,17 +1,18 @@
 """Claims about instruction choices: shifts and masks for power-of-two division and modulo,
-rsqrtf, double literals in single-precision code, and the fast-math intrinsics against the
-accurate library functions (throughput and largest error against a float64 reference)."""
+rsqrtf, double literals in single-precision code, the fast-math intrinsics against the
+accurate library functions (throughput and largest error against a float64 reference), and
+integer arithmetic on char and short against int."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from .claim import DEPENDS, FAILS, HOLDS, Bars, Claim, Kernels, Verdict, cu, ratio, trend, x
+from .claim import DEPENDS, FAILS, HOLDS, SAME, Bars, Claim, Kernels, Verdict, cu, ratio, trend, x
 from .memory import BLOCK, _u32, _wrap32, blocks
 
 TOPIC = "notes on arithmetic-instruction advice"
-INTDIV, FLOATOPS = cu("intdiv"), cu("floatops")
+INTDIV, FLOATOPS, NARROW = cu("intdiv"), cu("floatops"), cu("narrowint")
 
 
 # --- division and modulo by powers of two ----------------------------------------------------
@@ -70,6 +71,91 @@ def decide_divmod(n: dict) -> Verdict:
         return Verdict(DEPENDS, text + " The compiler already turns division by a constant power of two into a "
                                        "shift and a mask.", "whether the divisor is a compile-time constant")
     return Verdict(FAILS, text)
+
+
+# --- char and short against int ------------------------------------------------------------------
+
+# (numbers key, C type, NumPy type, the 32-bit key it is compared with)
+NARROW_TYPES = (("u8", "unsigned char", np.uint8, "u32"), ("u16", "unsigned short", np.uint16, "u32"),
+                ("u32", "unsigned int", np.uint32, "u32"), ("s8", "signed char", np.int8, "s32"),
+                ("s16", "short", np.int16, "s32"), ("s32", "int", np.int32, "s32"))
+NARROW_OPS = (("madd", "x = x * y + z"), ("xorshift", "x = x * y + z, then x = x ^ (x >> 3)"))
+NARROW_ITERS, NARROW_CHECKED = 4096, 64
+
+
+def _host_chain(w: np.ndarray, np_type, op: int, iters: int) -> np.ndarray:
+    """narrowChain<T, OP> of the words w, on the host: what each thread stores. Arithmetic on
+    uint64 keeps the low 32 bits of C's unsigned int arithmetic."""
+    def as_t(v):  # the low 32 bits converted to T, as C converts unsigned int to T (modulo 2^bits)
+        return (v & 0xFFFFFFFF).astype(np.uint32).astype(np_type)
+
+    def as_u(v):  # a T value converted to unsigned int (sign-extended for signed T)
+        return v.astype(np.int64).astype(np.uint64) & 0xFFFFFFFF
+
+    w = w.astype(np.uint64)
+    x, y, z = as_t(w), as_t((w * 0x9E3779B9) | 1), as_t(w ^ (w >> 13))
+    for _ in range(iters):
+        x = as_t(as_u(x) * as_u(y) + as_u(z))
+        if op:
+            x = x ^ (x >> 3)   # on T, as C's promoted arithmetic gives it back to T
+    return as_u(x).astype(np.uint32)
+
+
+def measure_narrow(ctx) -> dict:
+    import cupy
+
+    from ...core.verify import compare, poison
+
+    nblocks = blocks(ctx)
+    threads = nblocks * BLOCK
+    iters = 64 if ctx.small else NARROW_ITERS
+    data = _u32(ctx, threads)
+    head = data[:NARROW_CHECKED].get()
+    out = {}
+    for op, (opname, _) in enumerate(NARROW_OPS):
+        for key, ctype, np_type, _ in NARROW_TYPES:
+            fn = ctx.function(NARROW, f"narrowChain<{ctype},{op}>")
+            res = cupy.empty(threads, cupy.uint32)
+            poison(res)
+
+            def run(fn=fn, res=res):
+                fn((nblocks,), (BLOCK,), (data, res, np.int32(iters)))
+            run()
+            ctx.require(f"narrowChain<{ctype},{op}>: {NARROW_CHECKED} threads against the host",
+                        compare(res[:NARROW_CHECKED].get(), _host_chain(head, np_type, op, iters)))
+            rec = ctx.time(f"{ctype}: {NARROW_OPS[op][1]}, {iters} steps", run, family=NARROW.stem, shape=(threads,),
+                           dtype=np.dtype(np_type).name, block=(BLOCK, 1), grid=(nblocks, 1))
+            out[f"{key}_{opname}_gsteps"] = threads * iters / (rec.median_ms * 1e-3) / 1e9
+    return out
+
+
+def decide_narrow(n: dict) -> Verdict:
+    """Time per step of each 8- and 16-bit chain over the 32-bit chain of the same signedness."""
+    r = {(opname, ctype): ratio(n[f"{wide}_{opname}_gsteps"], n[f"{key}_{opname}_gsteps"])
+         for opname, _ in NARROW_OPS for key, ctype, _, wide in NARROW_TYPES if key != wide}
+    parts = [f"{what}: " + ", ".join(f"{c} {x(v)}" for (o, c), v in r.items() if o == opname)
+             for opname, what in NARROW_OPS]
+    text = ("Time per dependent step against the 32-bit type of the same signedness (int: "
+            f"{n['s32_madd_gsteps']:.0f} and {n['s32_xorshift_gsteps']:.0f} G steps/s; unsigned int "
+            f"{n['u32_madd_gsteps']:.0f} and {n['u32_xorshift_gsteps']:.0f}): " + "; ".join(parts) + ".")
+    slower = [k for k, v in r.items() if trend(v) > 0]
+    faster = [k for k, v in r.items() if trend(v) < 0]
+
+    def names(keys):
+        return ", ".join(f"{c} ({o})" for o, c in keys)
+    if len(slower) == len(r):
+        return Verdict(HOLDS, text + " Every 8- and 16-bit chain is slower: the truncations and sign extensions "
+                                     "back to the narrow type cost instructions.")
+    if not slower:
+        return Verdict(FAILS, text + " No 8- or 16-bit chain is measurably slower" +
+                       (f"; faster: {names(faster)}." if faster else "."))
+    by_op = {o for o, _ in slower}
+    if by_op == {"xorshift"} and len(slower) == len(r) // 2:
+        on = ("the operation: a shift, which needs the exact narrow value, pays for the conversions; a "
+              "multiply-add, whose low bits need only the operands' low bits, does not")
+    else:
+        on = "the type and the operation: slower in " + names(slower)
+    return Verdict(DEPENDS, text + f" Slower: {names(slower)}; the others within {SAME - 1:.0%} or faster.", on)
 
 
 # --- single-precision functions -----------------------------------------------------------------
@@ -226,6 +312,19 @@ CLAIMS = (
           "three agree bit for bit, and with the host.",
           measure_divmod, decide_divmod,
           kernels=(Kernels(INTDIV, tuple(f"divmodPow2<{m}>" for m in range(3))),)),
+    Claim("char-short-promotion", "instructions", TOPIC,
+          "Arithmetic on char or short values is converted to int, which costs extra instructions.",
+          f"Each thread of a full grid runs one chain of {NARROW_ITERS} dependent steps on 8-, 16- and 32-bit "
+          "integers, signed and unsigned, in otherwise identical kernels (operands from the thread's input word, "
+          "result stored, the loop unrolled 4 times for every type): x = x * y + z, whose low bits need only the "
+          "operands' low bits, and the same followed by x = x ^ (x >> 3), which needs the exact narrow value. "
+          f"G steps/s over the median time; {NARROW_CHECKED} threads of every chain checked against the host first.",
+          measure_narrow, decide_narrow,
+          kernels=(Kernels(NARROW, tuple(f"narrowChain<{t},{op}>" for op in range(len(NARROW_OPS))
+                                         for _, t, _, _ in NARROW_TYPES)),),
+          charts=tuple(Bars(f"steps of {what}", "G steps/s",
+                            tuple((t, f"{k}_{opname}_gsteps") for k, t, _, _ in NARROW_TYPES))
+                       for opname, what in NARROW_OPS)),
     Claim("rsqrtf", "instructions", TOPIC,
           "Calling rsqrtf() for a reciprocal square root is faster than computing 1.0f / sqrtf(x).",
           _FLOAT_SETUP + " Domain [0.01, 100].",
