@@ -66,3 +66,15 @@ def test_tune_picks_a_correct_candidate(monkeypatch):
     best, rows = tune.run_tune(W, reps=3, warmup=1)
     assert tuple(best[4]) in [tuple(c) for c in groups[0].candidates]
     assert all(m["correct"] for m in rows) and len(rows) == len(groups[0].candidates)
+
+
+def test_the_memcpy_ceiling_moves_the_cases_bytes():
+    """A backward softmax reads two tensors and writes one: its cudaMemcpy copies 1.5 tensors, so
+    the ceiling's GB/s is a copy's, not 1.5x one."""
+    sm = get("softmax")
+    shape = (4096, 8192)  # 128 MiB a tensor, above L2
+    fwd, bwd = (bench.run_bench(sm, [Case(shape, "float32", params)], peers=[], reps=5, warmup=1)
+                for params in ((("dim", -1),), (("dim", -1), ("op", "backward"))))
+    cf, cb = (next(r for r in run.records if r.name == "cudaMemcpy") for run in (fwd, bwd))
+    assert cb.bytes == 3 * cf.bytes // 2
+    assert 0.8 < cb.gbs / cf.gbs < 1.25, (cf.gbs, cb.gbs)
