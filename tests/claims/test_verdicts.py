@@ -66,6 +66,7 @@ FLIPS = [
     ("signed-loop-counters", {"unsigned_ms": 0.8}, FAILS),
     ("divergent-syncthreads", {"divergent_diagnostics": 2}, FAILS),
     ("thread-coarsening", {"coarse-t16-c16_tflops": 8.9}, DEPENDS),
+    ("thread-coarsening", {"coarse-t16-c16_occupancy_pct": 100.0}, DEPENDS),   # slower, but not from occupancy
     ("thread-coarsening", {f"coarse-t16-c{cf}_tflops": 7.6 for cf in (2, 4, 8, 16)}, FAILS),
     ("register-tiling", {"regBlock_tflops": 9.0}, FAILS),
     ("null-stream", {"overlap_k2_k3": 0.6}, FAILS),
@@ -135,3 +136,10 @@ def test_a_verdict_is_one_of_three_and_depends_names_on_what():
         Verdict("maybe", "text")
     with pytest.raises(ValueError, match="on what"):
         Verdict(DEPENDS, "text")
+
+
+def test_latency_hiding_says_which_side_of_the_estimate_the_knee_is():
+    above = get("latency-hiding").decide(numbers("latency-hiding"))
+    assert above.status == HOLDS and "above the estimate" in above.text
+    below = get("latency-hiding").decide(numbers("latency-hiding") | {"DRAM_latency_cycles": 1500.0})
+    assert below.status == HOLDS and "at or below the estimate" in below.text, below.text

@@ -71,6 +71,11 @@ def decide_coarsening(n: dict) -> Verdict:
     if trend(t[best] / t[1]) <= 0:
         return Verdict(FAILS, text + " No number of results per thread beats one.")
     gain = f" {best} results per thread are {x(t[best] / t[1])} as fast as one"
+    occupancy = {cf: n[f"{k}_occupancy_pct"] for cf, k in zip(catalog.COARSE_FACTORS, COARSE)}
+    if best != top and t[top] <= t[best] / SAME and occupancy[top] >= occupancy[best]:
+        return Verdict(DEPENDS, text + gain + f"; {top} fall to {x(t[top] / t[best])} of that at the same "
+                       "occupancy: something other than occupancy (spills, shared-memory traffic) stops it.",
+                       "what the extra results per thread cost: not occupancy here")
     if best != top and t[top] <= t[best] / SAME:
         k = COARSE[-1]
         return Verdict(HOLDS, text + gain + f"; {top} fall to {x(t[top] / t[best])} of that, with "

@@ -91,7 +91,8 @@ def decide(n: dict) -> Verdict:
 
 CLAIMS = (
     Claim("dram-banks", "memory", TOPIC,
-          "Access patterns that concentrate on few DRAM channels or banks (partition camping) lose bandwidth.",
+          ("Reads a power of two apart crowd onto few DRAM channels or banks (partition camping) and lose "
+           "bandwidth."),
           f"A 1 GiB buffer read once in 256-byte chunks (one 8-byte word per lane of a warp, {K} chunks in flight a "
           "warp, every warp of a full grid resident), the chunks that neighbouring jobs read a stride apart so that "
           "every chunk is still read exactly once: strides of 256 bytes (contiguous) to 64 KiB in powers of two, "

@@ -71,8 +71,9 @@ def decide(n: dict) -> Verdict:
     if trend(ilp) <= 0 or trend(occ) <= 0:
         return Verdict(FAILS, text + " More bytes in flight did not raise the bandwidth.")
     if LITTLE_BAND[0] <= r <= LITTLE_BAND[1]:
-        return Verdict(HOLDS, text + " Either lever supplies the bytes; the knee sits above the estimate because "
-                       "latency under load exceeds the idle latency a pointer chase measures.")
+        why = (" the knee sits above the estimate because latency under load exceeds the idle latency a pointer "
+               "chase measures." if r > 1 else " the knee sits at or below the estimate.")
+        return Verdict(HOLDS, text + " Either lever supplies the bytes;" + why)
     return Verdict(DEPENDS, text + " Bytes in flight raise the bandwidth, but the knee is far from the estimate.",
                    "the latency under load, which the idle latency does not predict")
 
