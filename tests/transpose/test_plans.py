@@ -219,6 +219,11 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
     (16, 32, 524_289, True, True, True),       # ... except 16-byte elements
     (16, 32, 524_289, False, True, False),     # aligned wide, whole tiles of rows: tileAny
     (16, 16, 1_048_577, False, True, True),    # 16 rows or fewer never go to tileAny
+    (16, 5, 3_355_445, True, True, True),      # 16-byte elements are always aligned: skinnyTile was faster
+    (1, 3, 10_000_000, True, True, False),     # aligned tall: the register kernel needs no realignment
+    (1, 3, 10_000_000, False, True, False),    # ... nor aligned wide uint8
+    (2, 3, 10_000_000, False, True, True),     # aligned wide of 2+ bytes: skinnyTile
+    (1, 16, 16_777_216, True, True, True),     # aligned tall, 16 columns: skinnyTile (256^3 x 16 permutes)
     (4, 1, 1000, True, False, False),          # one column: a copy
     (4, 65, 1000, True, False, False),         # over 64: the tile kernels
     (4, 17, 64, True, False, False),           # both sides short: the tile kernels
