@@ -28,3 +28,24 @@ def test_cpu_and_foreign_inputs_are_type_errors():
         as_operand(np.ones((3, 3)))
     with pytest.raises(TypeError, match="GPU array"):
         as_operand([[1, 2], [3, 4]])
+
+
+def test_torch_compiled_compiles_every_case_past_the_recompile_limit():
+    """One lambda compiled for ten shapes: each case gets a graph of its own (without the reset,
+    dynamo stops at its recompile limit and runs the later shapes eagerly)."""
+    torch = pytest.importorskip("torch")
+    import torch._dynamo.utils as dynamo_utils
+
+    from bwlab.core.arrays import torch_compiled
+
+    def graphs(compile_each):
+        torch._dynamo.reset()
+        dynamo_utils.counters.clear()
+        fn = torch.compile(lambda x: x * 2 + 1, dynamic=False, backend="eager")
+        for n in range(1, 11):
+            f = torch_compiled(lambda x: x * 2 + 1, backend="eager") if compile_each else fn
+            assert bool((f(torch.ones(n)) == 3).all())
+        return dynamo_utils.counters["stats"]["unique_graphs"]
+
+    assert graphs(compile_each=False) < 10  # the limit this guards against
+    assert graphs(compile_each=True) == 10

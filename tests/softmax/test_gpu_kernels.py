@@ -17,6 +17,7 @@ DT = reference.DTYPES
 API_CASES = [
     ((1,), -1), ((7,), 0), ((1, 1), 1), ((3, 5), -1), ((129, 1000), -1), ((5, 2056), -1), ((2, 4096), -1),
     ((3, 70001), -1), ((3, 200000), -1), ((2, 300000), -1), ((2, 4194304 + 8), -1),
+    ((3, 40004), -1), ((3, 49160), -1), ((3, 40001), -1), ((2, 262144), -1), ((3, 131072), -1),  # long rows
     ((7, 13), 0), ((3, 7, 24), 1), ((2, 1000, 1032), 1), ((4, 33, 17), 1), ((8, 16, 1024), 1),
     ((2, 60000, 8), 1), ((1, 9000, 64), 1), ((3, 2, 5, 7), 2), ((5, 1, 3), 1), ((2, 3, 4, 5, 6), 0),
     ((4, 3, 8), 1), ((2, 8, 40), 1), ((3, 13, 2056), 1),  # short columns in registers: 4, 8 and 16 rows
@@ -52,7 +53,10 @@ def test_dispatch_reaches_every_family():
         case = Case(shape, "float32", (("dim", dim),))
         p = W_problem(case)
         seen.add(plans.choose(p).kernel)
-    assert {"rowWarp", "rowBlock", "rowCluster", "rowSplit", "colsRegs", "colsCluster", "colsSplit"} <= seen
+    for shape, dim in API_CASES:  # the backward passes take rowRelay, rowSplit and colsCluster's 16
+        seen.add(plans.choose(W_problem(Case(shape, "float32", (("dim", dim), ("op", "backward"))))).kernel)
+    assert {"rowWarp", "rowBlock", "rowCluster", "rowStream", "rowRelay", "rowSplit", "colsRegs", "colsCluster",
+            "colsSplit"} <= seen
 
 
 def W_problem(case):
@@ -67,7 +71,8 @@ def test_ladder_rung(spec, dtype):
     """Each rung at its precheck cases, then at a mid-size case of its axis."""
     from bwlab.lab.ladder import precheck
 
-    base = Case((64, 4096), dtype, (("dim", -1),)) if spec.axis == "last" else Case((4, 2000, 1024), dtype, (("dim", 1),))
+    last = spec.axis == "last"
+    base = Case((64, 4096), dtype, (("dim", -1),)) if last else Case((4, 2000, 1024), dtype, (("dim", 1),))
     cases = [base] + ([Case((4, 200, 1024), dtype, (("dim", 1),))] if spec.axis == "any" else [])
     for case in cases:
         check = precheck(W, spec, case, spec.block, seed=3)
@@ -91,7 +96,8 @@ def test_every_compiled_block(spec):
         assert W.check(out, W.reference(case, x)).ok, f"{spec.name} block {block}"
 
 
-@pytest.mark.parametrize("shape, dim", [((65537, 32768), -1), ((16, 32768, 4104), 1)], ids=str)
+@pytest.mark.parametrize("shape, dim", [((65537, 32768), -1), ((16, 32768, 4104), 1), ((2, 2**30 + 64), -1)],
+                         ids=str)
 def test_over_2_31_elements(shape, dim):
     assert int(np.prod(shape)) > 2**31
     check_case(Case(shape, "bfloat16", (("dim", dim),)))

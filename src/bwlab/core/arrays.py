@@ -171,6 +171,16 @@ def keep_latest(make):
     return run, (lambda: as_cupy(holder["r"]))
 
 
+def torch_compiled(fn, backend: str = "inductor"):
+    """torch.compile(fn, dynamic=False) for one case alone. Dynamo's caches are cleared first:
+    a benchmark compiles one lambda for many shapes, and past dynamo's recompile limit (8) it
+    would run the function eagerly, so a 'torch.compile' figure would be torch eager's."""
+    import torch
+
+    torch._dynamo.reset()
+    return torch.compile(fn, dynamic=False, backend=backend)
+
+
 # --- the fast path of repeated calls ------------------------------------------------------
 
 def torch_op_needed(*tensors, stream=None) -> bool:

@@ -117,8 +117,33 @@ def _driver():
         lib = ctypes.CDLL("libcuda.so.1")
         lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
         lib.cuLaunchKernel.restype = ctypes.c_int
+        lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+        lib.cuFuncSetAttribute.restype = ctypes.c_int
+        lib.cuMemsetD8Async.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, ctypes.c_void_p]
+        lib.cuMemsetD8Async.restype = ctypes.c_int
         _libcuda.append(lib)
     return _libcuda[0]
+
+
+_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CUfunction_attribute
+
+
+def allow_large_clusters(fn) -> None:
+    """Let a kernel launch with clusters above the portable 8 blocks (Hopper: up to 16)."""
+    ptr = ctypes.c_void_p(getattr(fn, "kernel", fn).ptr)
+    err = _driver().cuFuncSetAttribute(ptr, _NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+    if err:
+        raise RuntimeError(f"cuFuncSetAttribute failed with CUDA error {err}")
+
+
+def memset_async(ptr: int, nbytes: int, stream: int) -> None:
+    """Zero nbytes at a device pointer, in stream order."""
+    err = _driver().cuMemsetD8Async(ptr, 0, nbytes, stream)
+    if err == _INVALID_CONTEXT:
+        _bind_context()
+        err = _driver().cuMemsetD8Async(ptr, 0, nbytes, stream)
+    if err:
+        raise RuntimeError(f"cuMemsetD8Async failed with CUDA error {err}")
 
 
 class PackedLaunch:

@@ -3,7 +3,7 @@ Each peer's make(x, out, case) returns (run, result): run() permutes, result() g
 as a CuPy array. torch sees the same memory through DLPack."""
 from __future__ import annotations
 
-from ...core.arrays import keep_latest
+from ...core.arrays import keep_latest, torch_compiled
 from ...core.workload import Case, Peer
 from ..transpose.peers import torch_view
 from .catalog import OP
@@ -33,10 +33,8 @@ def _torch(x, out, case: Case):
 
 
 def _compiled(x, out, case: Case):
-    import torch
-
     t, dims = torch_view(x, case.dtype), _dims(case)
-    fn = torch.compile(lambda a: a.permute(dims).contiguous(), dynamic=False)
+    fn = torch_compiled(lambda a: a.permute(dims).contiguous())
     return keep_latest(lambda: fn(t))
 
 

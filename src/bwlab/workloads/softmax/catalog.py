@@ -101,14 +101,22 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
     K("rowBlock", SRC["rows"], "rowBlock<{T},{V},128,8," + _F + ">", (128, 1), None, "last",
       lambda p, b: plans.row_block(p), _HERE,
       "A block per row in registers, sized to the row: x read once at full occupancy."),
-    K("rowCluster", SRC["rowcluster"], "rowCluster<{T},{V},2,256,4," + _F + ">", (256, 1), None, "last",
+    K("rowCluster", SRC["rowcluster"], "rowCluster<{T},{V},2,256,8," + _F + ">", (256, 1), None, "last",
       lambda p, b: plans.row_cluster(p, threads=256), _HERE,
       "A row shared by a cluster of blocks; their states meet in distributed shared memory: rows too "
       "long for one block, still read once."),
+    K("rowStream", SRC["rowstream"], "rowStream<{T},{V},2,512,8," + _F + ">", (512, 1), None, "last",
+      lambda p, b: plans.row_stream(p), _HERE,
+      "The row on a cluster in shared memory instead of registers: three blocks share an SM, one's "
+      "barriers hide behind another's traffic, and the next row's reads overlap this row's writes."),
     K("rowSplit", SRC["rowsplit"], "rowPartial<{T},{V},256,2," + _F + ">", (256, 1), None, "last",
       lambda p, b: plans.row_split(p, 256, 2), _HERE,
       "Any row length: partial states through global memory and a second kernel: x read twice (the "
       "second time partly from L2)."),
+    K("rowRelay", SRC["rowsplit"], "rowRelay<{T},{V},256,8," + _F + ">", (256, 1), None, "last",
+      lambda p, b: plans.row_relay(p), _HERE,
+      "Both passes in one launch: blocks take tickets so each chunk is read again a few MiB after its "
+      "first read, from L2, and DRAM sees x once at any row length."),
 )
 
 
@@ -118,5 +126,6 @@ def ladder_choice(spec: SoftmaxKernel, p: Problem, block) -> Choice:
         raise ValueError(f"{spec.name} reduces {'the last' if spec.axis == 'last' else 'a strided'} axis only")
     c = spec.plan(p, tuple(block))
     if c is None:
-        raise ValueError(f"{spec.name}: a reduced axis of {p.L} does not fit this kernel on chip")
+        why = "rows not in 16-byte packs, or " if spec.name in ("rowStream", "rowRelay") else ""
+        raise ValueError(f"{spec.name}: cannot take a reduced axis of {p.L} ({why}too long to hold on chip)")
     return c

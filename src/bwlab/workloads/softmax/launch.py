@@ -8,8 +8,10 @@ from ...core import launch as core_launch
 from .plans import Choice
 
 
-def _function(source, expression: str, smem: int, device: int):
+def _function(source, expression: str, smem: int, device: int, cluster: int = 1):
     fn = core_launch.function(source, expression, device=device)
+    if cluster > 8:
+        core_launch.allow_large_clusters(fn)
     if smem > 48 * 1024 and getattr(fn, "max_dynamic_shared_size_bytes", 0) < smem:
         fn.max_dynamic_shared_size_bytes = smem  # opt in above 48 KiB of dynamic shared memory
     return fn
@@ -17,7 +19,7 @@ def _function(source, expression: str, smem: int, device: int):
 
 def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int, int, int, int, int], None]:
     """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0."""
-    fn = _function(choice.source, choice.expression, choice.smem, device)
+    fn = _function(choice.source, choice.expression, choice.smem, device, choice.cluster)
     if choice.args == "plain":
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block,
                                      [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", L), ("i64", M)], choice.smem)
@@ -26,9 +28,18 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
                                      ("i64", N), ("i64", L), ("i64", M)], choice.smem)
         return lambda a, b, y, ws, s: k(s, a, b, y)
+    if choice.args == "relay":
+        tail = [("i64", N), ("i64", L), ("i64", choice.chunks), ("i64", choice.extra[0])]
+        k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 4 + tail, choice.smem)
+
+        def relay(a, b, y, ws, s):
+            core_launch.memset_async(ws, choice.zeroed, s)
+            k(s, a, b, y, ws)
+
+        return relay
     if choice.finish is None:
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
-                                     ("i64", N), ("i64", L)], choice.smem)
+                                     ("i64", N), ("i64", L)] + [("i64", v) for v in choice.extra], choice.smem)
         return lambda a, b, y, ws, s: k(s, a, b, y)
     fin = _function(choice.source, choice.finish, 0, device)
     part = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),

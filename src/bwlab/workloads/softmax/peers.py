@@ -4,7 +4,7 @@ answer as a CuPy array of the case's bits. torch sees the same memory through DL
 (bfloat16 arrives as uint16 bits and is viewed as bfloat16)."""
 from __future__ import annotations
 
-from ...core.arrays import as_cupy, keep_latest
+from ...core.arrays import as_cupy, keep_latest, torch_compiled
 from ...core.workload import Case, Peer
 from .catalog import OP
 
@@ -55,7 +55,7 @@ def _torch(inputs, out, case: Case, compiled: bool = False):
 
     fn = _torch_fn(case)
     if compiled:
-        fn = torch.compile(fn, dynamic=False)
+        fn = torch_compiled(fn)
     ts = [torch_view(a, case.dtype) for a in _args(inputs) if a is not None]
     with torch.no_grad():
         return keep_latest(lambda: fn(*ts))

@@ -16,7 +16,7 @@ from .reference import CTYPE, ITEMSIZE
 
 KERNELS = Path(__file__).parent / "kernels"
 SRC = {name: KERNELS / f"{name}.cu"
-       for name in ("seed", "cols", "colsregs", "colscluster", "rows", "rowcluster", "rowsplit")}
+       for name in ("seed", "cols", "colsregs", "colscluster", "rows", "rowcluster", "rowstream", "rowsplit")}
 
 OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
        ("backward", False): "Backward<false>", ("backward", True): "Backward<true>"}
@@ -28,6 +28,10 @@ WARP_K = 4                     # packs per lane of rowWarp
 # thread (16 with a gradient), so that 1024 threads fit in 64 registers each without spilling.
 BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
 CLUSTERS = (2, 4, 8)           # portable cluster sizes
+BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
+STREAM_THREADS, STREAM_K, STREAM_ROWS = 512, 8, 2  # rowStream: 64 KiB of x a block, 2 rows a cluster
+RELAY_LAG = 8 << 20            # rowRelay: bytes read between a chunk's two reads (well within L2)
+RELAY_ROW_MAX = 8 << 20        # backward rows whose inputs take more go to rowSplit (measured slower)
 SPLIT_THREADS, SPLIT_K = 256, 4
 REGS_L = (4, 8, 16)            # colsRegs: the column lengths it is built for (packs held per input)
 # colsRegs: the longest column it takes, by (element size, inputs), within 128 registers a thread
@@ -70,11 +74,11 @@ class Choice:
     args: str = "rows"         # rows: (a, b, y, N, L); cols: (a, b, y, N, L, M); plain: (x, y, N, L, M)
     finish: Optional[str] = None   # rowSplit: the second kernel's expression
     chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states)
+    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: rows per cluster)
+    cluster: int = 1               # blocks per cluster (above 8: a non-portable size, opted in)
     why: str = ""
-
-    @property
-    def workspace_bytes(self) -> int:
-        return 8 * self.grid[0] if self.finish else 0
+    workspace_bytes: int = 0       # global scratch the call allocates
+    zeroed: int = 0                # bytes at its start cleared before every launch
 
 
 def _pow2(n: int) -> int:
@@ -105,10 +109,44 @@ def row_cluster(p: Problem, threads: int = 1024) -> Optional[Choice]:
     for C in CLUSTERS:
         if C * threads * K >= packs:
             expr = f"rowCluster<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{OPS[p.op, p.log]} >"
-            return Choice("rowCluster", SRC["rowcluster"], expr, (p.N * C, 1, 1), (threads, 1, 1),
+            return Choice("rowCluster", SRC["rowcluster"], expr, (p.N * C, 1, 1), (threads, 1, 1), cluster=C,
                           why=f"a cluster of {C} blocks per row, in registers, states through distributed "
                               "shared memory")
     return None
+
+
+def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = STREAM_K,
+               R: int = STREAM_ROWS) -> Optional[Choice]:
+    """A row across a cluster of C blocks (the fewest that hold it when C is 0) through shared
+    memory, K packs a thread, R rows a cluster. 16-byte packs only."""
+    packs = p.L // p.vec
+    if p.vec * ITEMSIZE[p.dtype] != 16:
+        return None
+    C = C or next((c for c in CLUSTERS if c * threads * K >= packs), 0)
+    if not C or C * threads * K < packs:
+        return None
+    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{OPS[p.op, p.log]} >"
+    smem = p.inputs * K * threads * 16
+    return Choice("rowStream", SRC["rowstream"], expr, (cdiv(p.N, R) * C, 1, 1), (threads, 1, 1), smem,
+                  extra=(R,), cluster=C,
+                  why=f"a cluster of {C} blocks per row through shared memory, {R} rows each, the next "
+                      "row read while this one is written")
+
+
+def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY_LAG) -> Optional[Choice]:
+    """Both passes in one launch, each chunk's second read soon after its first (from L2).
+    16-byte packs only."""
+    if p.vec * ITEMSIZE[p.dtype] != 16:
+        return None
+    packs = p.L // p.vec
+    chunks = max(1, cdiv(packs, threads * K))
+    lag = max(1, lag_bytes // (p.L * ITEMSIZE[p.dtype] * p.inputs))  # rows between a chunk's two reads
+    expr = f"rowRelay<{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
+    zeroed = 16 + 8 * (p.N // 2)  # the ticket counter and the rows' counts
+    return Choice("rowRelay", SRC["rowsplit"], expr, ((p.N + lag) * 2 * chunks, 1, 1), (threads, 1, 1),
+                  args="relay", chunks=chunks, extra=(lag,), workspace_bytes=zeroed + 8 * p.N * chunks,
+                  zeroed=zeroed, why=f"{chunks} chunks per row in one launch, x read twice, the second time "
+                                     "from L2")
 
 
 def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Choice:
@@ -116,7 +154,7 @@ def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Cho
     chunks = max(1, cdiv(packs, threads * K))
     tail = f"{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
     return Choice("rowSplit", SRC["rowsplit"], f"rowPartial<{tail}", (p.N * chunks, 1, 1), (threads, 1, 1),
-                  finish=f"rowFinish<{tail}", chunks=chunks,
+                  finish=f"rowFinish<{tail}", chunks=chunks, workspace_bytes=8 * p.N * chunks,
                   why=f"{chunks} chunks per row, two kernels, x read twice")
 
 
@@ -132,23 +170,24 @@ def cols_regs(p: Problem, threads: int = REGS_THREADS) -> Optional[Choice]:
                        "x read once")
 
 
-def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM) -> Optional[Choice]:
+def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
+                 clusters: tuple[int, ...] = (1,) + CLUSTERS, widest: int = 128) -> Optional[Choice]:
     """Strips as wide as possible (up to 128 bytes, at least one 32-byte sector) on the fewest
     blocks whose shared memory holds them within the budget."""
     if p.vec == 1:
         return None
     E = ITEMSIZE[p.dtype]
-    W = min(128, max(32, _pow2(p.M * E)))
+    W = min(widest, max(32, _pow2(p.M * E)))
     while W >= 32:
         cols = W // 16 * p.vec
         G = threads // cols
-        for C in (1,) + CLUSTERS:
+        for C in clusters:
             lc = cdiv(p.L, C)
             smem = (G + 2) * cols * 8 + lc * W * p.inputs
             if smem <= budget:
                 expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{OPS[p.op, p.log]} >"
                 grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
-                return Choice("colsCluster", SRC["colscluster"], expr, grid, (threads, 1, 1), smem, "cols",
+                return Choice("colsCluster", SRC["colscluster"], expr, grid, (threads, 1, 1), smem, "cols", cluster=C,
                               why=f"strips {W} bytes wide on chip in a cluster of {C}, x read once")
         W //= 2
     return None
@@ -162,11 +201,39 @@ def cols_split(p: Problem, by: int = 8) -> Choice:
                   why=f"{32 * v} columns per block, {by} threads per column, x read twice")
 
 
+def long_row(p: Problem) -> Choice:
+    """Rows too long for one block (as measured on the H200): forward rows that a cluster holds
+    stream through shared memory, longer ones and backward rows relay through L2; backward rows
+    of more than RELAY_ROW_MAX bytes of inputs, and rows not in 16-byte packs, as before."""
+    if p.vec * ITEMSIZE[p.dtype] == 16:
+        if p.op == "forward":
+            return row_stream(p) or row_relay(p) or row_split(p)
+        if p.L * ITEMSIZE[p.dtype] * p.inputs <= RELAY_ROW_MAX:
+            return row_relay(p) or row_split(p)
+        return row_split(p)
+    return row_cluster(p) or row_split(p)
+
+
+def strip(c: Choice) -> int:
+    """colsCluster's strip width in bytes."""
+    return int(c.expression.split(",")[2])
+
+
+def strided(p: Problem) -> Choice:
+    c = cols_regs(p) or cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX)
+    if c is None:
+        return cols_split(p)
+    if c.kernel == "colsCluster" and p.op == "backward" and ITEMSIZE[p.dtype] == 4 and strip(c) < 128:
+        # float32 gradients down long axes: whole 128-byte strips on a cluster of 16 measured faster
+        return cols_cluster(p, budget=SMEM_MAX, clusters=(BIG_CLUSTER,)) or c
+    return c
+
+
 def choose(p: Problem) -> Choice:
     """The public API's kernel for a problem."""
     if p.M == 1:
-        return row_warp(p) or row_block(p) or row_cluster(p) or row_split(p)
-    return cols_regs(p) or cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX) or cols_split(p)
+        return row_warp(p) or row_block(p) or long_row(p)
+    return strided(p)
 
 
 def expressions() -> dict[Path, list[str]]:
@@ -193,6 +260,7 @@ def _row_lengths(dtype: str) -> list[int]:
     lengths = [v * (WARP_K << g) for g in range(6)]                      # rowWarp, G = 1..32
     ks = {k for (e, _), k in BLOCK_K.items() if e == ITEMSIZE[dtype]}
     lengths += [v * k * t for k in ks for t in (64, 128, 256, 512, 1024)]  # rowBlock
-    lengths += [v * k * 1024 * c for c in CLUSTERS for k in ks]          # rowCluster
-    lengths += [v * 8 * 1024 * 8 + v]                                     # rowSplit
+    lengths += [v * k * 1024 * c for c in CLUSTERS for k in ks]          # rowCluster (rows not in packs)
+    lengths += [v * STREAM_K * STREAM_THREADS * c for c in CLUSTERS]      # rowStream
+    lengths += [v * 8 * 1024 * 8 + v, 1 << 23]                            # rowRelay, rowSplit
     return lengths

@@ -54,3 +54,75 @@ __global__ void __launch_bounds__(THREADS) rowFinish(const T* __restrict__ a, co
     o.store(y + off + p * V);
   }
 }
+
+// rowRelay: both passes in one launch, ordered so that a chunk's second read finds it in L2.
+// Every block takes a ticket from a global counter as it starts; tickets run in steps, step t
+// holding the partial tasks of row t and then the finishing tasks of row t - lag, so a chunk
+// is read again while the few MiB read since still leave it in L2. A partial task stores its
+// chunk's state and counts itself in done[row]; a finishing task issues its chunk's loads,
+// waits for the row's count, merges the row's states and writes the chunk. A task waits only
+// for tasks that took lower tickets, so they are already running: nothing can deadlock.
+// Workspace: a 64-bit ticket counter, N 32-bit counts (both zeroed before the launch), then
+// N * chunks states.
+template <typename T, int V, int THREADS, int K, class Op>
+__global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, const T* __restrict__ b,
+                                                    T* __restrict__ y, unsigned long long* ctr, i64 N, i64 L,
+                                                    i64 chunks, i64 lag) {
+  __shared__ State scratch[32];
+  __shared__ unsigned long long ticket;
+  if (threadIdx.x == 0) ticket = atomicAdd(ctr, 1ull);
+  __syncthreads();
+  unsigned* done = reinterpret_cast<unsigned*>(ctr + 1);
+  State* ws = reinterpret_cast<State*>(ctr + 2 + N / 2);
+  const i64 step = (i64)(ticket / (2 * chunks)), w = (i64)(ticket % (2 * chunks));
+  const bool fin = w >= chunks;
+  const i64 row = fin ? step - lag : step, c = fin ? w - chunks : w;
+  if (row < 0 || row >= N) return;  // the steps before the first finish and after the last partial
+  const i64 packs = L / V, off = row * L;
+  const i64 first = c * THREADS * K + threadIdx.x;
+  Pack<T, V> pa[K], pb[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const i64 p = first + (i64)k * THREADS;
+    if (p < packs) {
+      pa[k].load(a + off + p * V);
+      if (Op::IN == 2) pb[k].load(b + off + p * V);
+    } else {
+      pa[k].fill(Op::pad());
+      if (Op::IN == 2) pb[k].fill(Op::pad());
+    }
+  }
+  if (!fin) {
+    State s = Op::empty();
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      float va[V], vb[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) { va[i] = pa[k][i]; vb[i] = Op::IN == 2 ? pb[k][i] : 0.f; }
+      Op::template fold<V>(s, va, vb);
+    }
+    s = block_merge<Op, THREADS>(s, scratch);
+    if (threadIdx.x == 0) {
+      ws[row * chunks + c] = s;
+      __threadfence();
+      atomicAdd(done + row, 1u);
+    }
+    return;
+  }
+  // The chunk's loads (above) are in flight while the row's partial states are awaited.
+  if (threadIdx.x == 0)
+    while (ld_acquire(done + row) < (unsigned)chunks) asm volatile("nanosleep.u32 256;" ::: "memory");
+  __syncthreads();
+  State s = Op::empty();
+  for (i64 j = threadIdx.x; j < chunks; j += THREADS) s = Op::merge(s, ld_cg(ws + row * chunks + j));
+  const State f = Op::finish(block_merge<Op, THREADS>(s, scratch));
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const i64 p = first + (i64)k * THREADS;
+    if (p >= packs) continue;
+    Pack<T, V> o;
+#pragma unroll
+    for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[k][i], Op::IN == 2 ? pb[k][i] : 0.f));
+    o.store(y + off + p * V);
+  }
+}

@@ -174,6 +174,18 @@ __device__ __forceinline__ State block_merge(State s, State* scratch) {
   return warp_merge<Op, 32>(s);
 }
 
+// --- tasks handing states to each other through global memory (rowRelay) ---------------
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM wrote it
+  State s;
+  asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "l"(p));
+  return s;
+}
+
 // --- Hopper: shared-memory addresses, asynchronous copies, clusters ---------------------
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   unsigned a;

@@ -1,0 +1,114 @@
+"""The softmax dispatch and the geometry of the long-row kernels, checked without a GPU: which
+kernel each measured class takes, that rowStream's segments cover a row exactly, and that
+rowRelay's ticket schedule runs every task once, never waits on a later ticket, and keeps its
+counters and states inside the workspace."""
+import pytest
+
+from bwlab.workloads.softmax import plans
+from bwlab.workloads.softmax.plans import Problem
+from bwlab.workloads.softmax.reference import ITEMSIZE
+
+
+@pytest.mark.parametrize("dtype, op, L, kernel, cluster", [
+    ("float32", "forward", 4096, "rowBlock", 1),
+    ("float32", "forward", 40004, "rowStream", 4),
+    ("float32", "forward", 131072, "rowStream", 8),
+    ("float32", "forward", 262144, "rowRelay", 1),      # a cluster of 16 streamed slower
+    ("float32", "forward", 4194304, "rowRelay", 1),
+    ("bfloat16", "forward", 131072, "rowStream", 4),
+    ("bfloat16", "forward", 262144, "rowStream", 8),
+    ("bfloat16", "forward", 4194304, "rowRelay", 1),
+    ("float32", "backward", 131072, "rowRelay", 1),
+    ("bfloat16", "backward", 262144, "rowRelay", 1),
+    ("float32", "backward", 4194304, "rowSplit", 1),    # 32 MiB of inputs a row: too far apart for L2
+    ("bfloat16", "backward", 4194304, "rowSplit", 1),
+])
+def test_long_rows_take_the_measured_kernel(dtype, op, L, kernel, cluster):
+    c = plans.choose(Problem(64, L, 1, dtype, op))
+    assert (c.kernel, c.cluster) == (kernel, cluster)
+
+
+def test_rows_not_in_packs_keep_the_register_kernels():
+    assert plans.choose(Problem(3, 40001, 1, "float32")).kernel == "rowCluster"
+    assert plans.choose(Problem(3, 40004, 1, "float32", aligned=False)).kernel == "rowCluster"
+    assert plans.choose(Problem(3, 300001, 1, "float32")).kernel == "rowSplit"
+    assert plans.row_relay(Problem(3, 300001, 1, "float32")) is None
+
+
+def test_float32_gradients_down_long_axes_take_whole_strips_on_16_blocks():
+    c = plans.choose(Problem(1, 8192, 8192, "float32", "backward"))
+    assert (c.kernel, c.cluster, plans.strip(c)) == ("colsCluster", 16, 128)
+    assert c.smem <= plans.SMEM_MAX
+    assert plans.strip(plans.choose(Problem(1, 8192, 8192, "bfloat16", "backward"))) < 128  # not measured faster
+    assert plans.choose(Problem(1, 8192, 8192, "float32")).cluster <= 8                     # forward unchanged
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("L", [8 * 4096 + 8, 65536, 99992, 131072, 262144])
+def test_row_stream_segments_cover_the_row(dtype, L):
+    p = Problem(5, L, 1, dtype)
+    c = plans.row_stream(p)
+    if c is None:
+        assert L // p.vec > max(plans.CLUSTERS) * plans.STREAM_THREADS * plans.STREAM_K
+        return
+    C, T, K, R = c.cluster, c.block[0], plans.STREAM_K, c.extra[0]
+    packs = L // p.vec
+    seg = -(-packs // C)
+    assert seg <= T * K and c.smem == T * K * 16 <= plans.SMEM_MAX
+    covered = []
+    for rank in range(C):  # the kernel's [first, last) per block
+        first, last = rank * seg, min(packs, rank * seg + seg)
+        covered += range(first, max(first, last))
+    assert covered == list(range(packs))
+    assert c.grid[0] == -(-p.N // R) * C  # every row in one cluster's R
+
+
+def relay_schedule(c: plans.Choice, N: int):
+    chunks, lag = c.chunks, c.extra[0]
+    seen = {}
+    for t in range(c.grid[0]):  # the kernel's decoding of ticket t
+        step, w = divmod(t, 2 * chunks)
+        fin = w >= chunks
+        row, ch = (step - lag, w - chunks) if fin else (step, w)
+        if 0 <= row < N:
+            assert (row, ch, fin) not in seen
+            seen[row, ch, fin] = t
+    return seen
+
+
+@pytest.mark.parametrize("N, L, dtype, op", [(1, 262144, "float32", "forward"), (7, 131072, "bfloat16", "backward"),
+                                             (3, 4194304 + 8, "float32", "forward"), (64, 32768, "float32", "backward"),
+                                             (5, 1000004, "float32", "forward")])
+def test_relay_runs_every_task_once_and_waits_only_on_earlier_tickets(N, L, dtype, op):
+    p = Problem(N, L, 1, dtype, op)
+    c = plans.row_relay(p)
+    seen = relay_schedule(c, N)
+    assert len(seen) == 2 * N * c.chunks
+    for (row, ch, fin), t in seen.items():
+        if fin:  # it waits for all of its row's partial tasks: each must hold a lower ticket
+            assert all(seen[row, j, False] < t for j in range(c.chunks))
+    assert c.chunks * 256 * 8 >= L // p.vec  # the chunks cover the row
+    # the lag keeps a chunk's two reads within about RELAY_LAG bytes of other rows
+    assert c.extra[0] == max(1, plans.RELAY_LAG // (L * ITEMSIZE[dtype] * p.inputs))
+
+
+@pytest.mark.parametrize("N", [1, 2, 3, 64, 65537])
+def test_relay_workspace_holds_counters_then_states(N):
+    c = plans.row_relay(Problem(N, 262144, 1, "float32"))
+    counters_end = 8 + 4 * N                  # the 64-bit ticket, then N 32-bit counts
+    states = 8 * (2 + N // 2)                 # the kernel's ws = (State*)(ctr + 2 + N / 2)
+    assert counters_end <= c.zeroed == states
+    assert states % 8 == 0 and states + 8 * N * c.chunks == c.workspace_bytes
+
+
+def test_every_dispatched_expression_is_built():
+    built = plans.expressions()
+    for dtype in ("float32", "bfloat16", "float16"):
+        for op in ("forward", "backward"):
+            for L in (40004, 131072, 262144, 4194304):
+                for log in (False, True):
+                    c = plans.choose(Problem(2, L, 1, dtype, op, log))
+                    assert c.expression in built[c.source]
+                    assert c.finish is None or c.finish in built[c.source]
+            c = plans.choose(Problem(2, 8192, 8192, dtype, op))
+            assert c.expression in built[c.source]
