@@ -96,8 +96,9 @@ def test_every_compiled_block(spec):
         assert W.check(out, W.reference(case, x)).ok, f"{spec.name} block {block}"
 
 
-@pytest.mark.parametrize("shape, dim", [((65537, 32768), -1), ((16, 32768, 4104), 1), ((2, 2**30 + 64), -1)],
-                         ids=str)
+# rowBlock, colsCluster, rowRelay (rows of 8 MiB) and rowSplit (rows of 2 GiB) past 2^31 elements
+@pytest.mark.parametrize("shape, dim", [((65537, 32768), -1), ((16, 32768, 4104), 1), ((513, 4194304), -1),
+                                        ((2, 2**30 + 64), -1)], ids=str)
 def test_over_2_31_elements(shape, dim):
     assert int(np.prod(shape)) > 2**31
     check_case(Case(shape, "bfloat16", (("dim", dim),)))

@@ -22,6 +22,7 @@ from bwlab.workloads.softmax.reference import ITEMSIZE
     ("bfloat16", "backward", 262144, "rowRelay", 1),
     ("float32", "backward", 4194304, "rowSplit", 1),    # 32 MiB of inputs a row: too far apart for L2
     ("bfloat16", "backward", 4194304, "rowSplit", 1),
+    ("float32", "forward", 8388608, "rowSplit", 1),     # 32 MiB a row: past the relay's measured range
 ])
 def test_long_rows_take_the_measured_kernel(dtype, op, L, kernel, cluster):
     c = plans.choose(Problem(64, L, 1, dtype, op))
@@ -89,7 +90,13 @@ def test_relay_runs_every_task_once_and_waits_only_on_earlier_tickets(N, L, dtyp
             assert all(seen[row, j, False] < t for j in range(c.chunks))
     assert c.chunks * 256 * 8 >= L // p.vec  # the chunks cover the row
     # the lag keeps a chunk's two reads within about RELAY_LAG bytes of other rows
-    assert c.extra[0] == max(1, plans.RELAY_LAG // (L * ITEMSIZE[dtype] * p.inputs))
+    assert c.extra[0] == max(1, min(N, plans.RELAY_LAG // (L * ITEMSIZE[dtype] * p.inputs)))
+
+
+def test_relay_lag_stops_at_the_row_count_and_grids_stay_launchable():
+    c = plans.row_relay(Problem(3, 1024, 1, "float32"))  # 8 MiB would be 2048 rows of 4 KiB
+    assert c.extra[0] == 3 and c.grid[0] == (3 + 3) * 2 * c.chunks
+    assert plans.row_relay(Problem(2**30, 1024, 1, "float32")) is None  # over 2^31 - 1 blocks
 
 
 @pytest.mark.parametrize("N", [1, 2, 3, 64, 65537])

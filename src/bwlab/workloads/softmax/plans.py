@@ -31,7 +31,10 @@ CLUSTERS = (2, 4, 8)           # portable cluster sizes
 BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
 STREAM_THREADS, STREAM_K, STREAM_ROWS = 512, 8, 2  # rowStream: 64 KiB of x a block, 2 rows a cluster
 RELAY_LAG = 8 << 20            # rowRelay: bytes read between a chunk's two reads (well within L2)
-RELAY_ROW_MAX = 8 << 20        # backward rows whose inputs take more go to rowSplit (measured slower)
+RELAY_ROW_MAX = {"forward": 16 << 20, "backward": 8 << 20}  # bytes of inputs a row: longer ones
+# go to rowSplit (backward measured slower there; forward unmeasured past 16 MiB, where every
+# finishing task's merge of its row's states grows with the row)
+GRID_MAX = 2**31 - 1           # blocks in x
 SPLIT_THREADS, SPLIT_K = 256, 4
 REGS_L = (4, 8, 16)            # colsRegs: the column lengths it is built for (packs held per input)
 # colsRegs: the longest column it takes, by (element size, inputs), within 128 registers a thread
@@ -140,10 +143,14 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY
         return None
     packs = p.L // p.vec
     chunks = max(1, cdiv(packs, threads * K))
-    lag = max(1, lag_bytes // (p.L * ITEMSIZE[p.dtype] * p.inputs))  # rows between a chunk's two reads
+    # rows between a chunk's two reads (more than N would only add empty tickets)
+    lag = max(1, min(p.N, lag_bytes // (p.L * ITEMSIZE[p.dtype] * p.inputs)))
+    blocks = (p.N + lag) * 2 * chunks
+    if blocks > GRID_MAX:
+        return None
     expr = f"rowRelay<{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
     zeroed = 16 + 8 * (p.N // 2)  # the ticket counter and the rows' counts
-    return Choice("rowRelay", SRC["rowsplit"], expr, ((p.N + lag) * 2 * chunks, 1, 1), (threads, 1, 1),
+    return Choice("rowRelay", SRC["rowsplit"], expr, (blocks, 1, 1), (threads, 1, 1),
                   args="relay", chunks=chunks, extra=(lag,), workspace_bytes=zeroed + 8 * p.N * chunks,
                   zeroed=zeroed, why=f"{chunks} chunks per row in one launch, x read twice, the second time "
                                      "from L2")
@@ -203,12 +210,12 @@ def cols_split(p: Problem, by: int = 8) -> Choice:
 
 def long_row(p: Problem) -> Choice:
     """Rows too long for one block (as measured on the H200): forward rows that a cluster holds
-    stream through shared memory, longer ones and backward rows relay through L2; backward rows
-    of more than RELAY_ROW_MAX bytes of inputs, and rows not in 16-byte packs, as before."""
+    stream through shared memory, longer ones and backward rows relay through L2 up to
+    RELAY_ROW_MAX bytes of inputs a row; longer rows, and rows not in 16-byte packs, as before."""
     if p.vec * ITEMSIZE[p.dtype] == 16:
-        if p.op == "forward":
-            return row_stream(p) or row_relay(p) or row_split(p)
-        if p.L * ITEMSIZE[p.dtype] * p.inputs <= RELAY_ROW_MAX:
+        if p.op == "forward" and (c := row_stream(p)):
+            return c
+        if p.L * ITEMSIZE[p.dtype] * p.inputs <= RELAY_ROW_MAX[p.op]:
             return row_relay(p) or row_split(p)
         return row_split(p)
     return row_cluster(p) or row_split(p)

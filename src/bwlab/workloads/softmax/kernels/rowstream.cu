@@ -27,7 +27,8 @@ rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i
   static_assert(V * sizeof(T) == 16, "rowStream moves 16-byte packs");
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ State scratch[32];
-  __shared__ State part[2];  // by row parity: a slow block may still read the previous row's
+  __shared__ __align__(8) State part[2];  // by row parity (a slow block may still read the previous
+                                          // row's); 8-aligned for load_remote's 8-byte access
   Pack<T, V>* sa = reinterpret_cast<Pack<T, V>*>(smem);
   Pack<T, V>* sb = sa + K * THREADS;
   const unsigned rank = cluster_rank();
@@ -71,7 +72,7 @@ rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i
 #pragma unroll
       for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[i], Op::IN == 2 ? pb[i] : 0.f));
       o.store(y + off + (first + p) * V);
-      // The store consumed the slot's value, so the refill cannot overtake the read.
+      // Same thread, same slot, in program order: the refill lands after the read above.
       if (more) {
         cp_async16(sa + p, a + off + L + (first + p) * V, true);
         if (Op::IN == 2) cp_async16(sb + p, b + off + L + (first + p) * V, true);

@@ -182,7 +182,7 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
 }
 __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM wrote it
   State s;
-  asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "l"(p));
+  asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "l"(p) : "memory");
   return s;
 }
 
