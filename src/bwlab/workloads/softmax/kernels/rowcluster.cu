@@ -16,7 +16,6 @@ rowCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
   const T* pa_base = a + off;
   const T* pb_base = b + off;
   Pack<T, V> pa[K], pb[K];
-  State s = Op::empty();
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const i64 p = threadIdx.x + (i64)k * THREADS;
@@ -28,14 +27,7 @@ rowCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
       if (Op::IN == 2) pb[k].fill(Op::pad());
     }
   }
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    float va[V], vb[V];
-#pragma unroll
-    for (int i = 0; i < V; ++i) { va[i] = pa[k][i]; vb[i] = Op::IN == 2 ? pb[k][i] : 0.f; }
-    Op::template fold<V>(s, va, vb);
-  }
-  s = block_merge<Op, THREADS>(s, scratch);
+  State s = block_merge<Op, THREADS>(fold_packs<T, V, K, Op>(pa, pb), scratch);
   if (threadIdx.x == 0) part = s;
   cluster_sync();
   s = load_remote(&part, 0);

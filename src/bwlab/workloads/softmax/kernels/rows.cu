@@ -41,41 +41,8 @@ __global__ void __launch_bounds__(128) rowOnline(const T* __restrict__ x, T* __r
 template <typename T, int V, int K, int STEP, class Op>
 __device__ __forceinline__ State load_fold(const T* a, const T* b, i64 first, i64 packs, bool live,
                                            Pack<T, V> (&pa)[K], Pack<T, V> (&pb)[K]) {
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const i64 p = first + (i64)k * STEP;
-    if (live && p < packs) {
-      pa[k].load(a + p * V);
-      if (Op::IN == 2) pb[k].load(b + p * V);
-    } else {
-      pa[k].fill(Op::pad());
-      if (Op::IN == 2) pb[k].fill(Op::pad());
-    }
-  }
-  State s = Op::empty();
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    float va[V], vb[V];
-#pragma unroll
-    for (int i = 0; i < V; ++i) { va[i] = pa[k][i]; vb[i] = Op::IN == 2 ? pb[k][i] : 0.f; }
-    Op::template fold<V>(s, va, vb);
-  }
-  return s;
-}
-
-template <typename T, int V, int K, int STEP, class Op>
-__device__ __forceinline__ void store_out(T* y, i64 first, i64 packs, bool live, State f,
-                                          const Pack<T, V> (&pa)[K], const Pack<T, V> (&pb)[K]) {
-  if (!live) return;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const i64 p = first + (i64)k * STEP;
-    if (p >= packs) continue;
-    Pack<T, V> o;
-#pragma unroll
-    for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[k][i], Op::IN == 2 ? pb[k][i] : 0.f));
-    o.store(y + p * V);
-  }
+  load_packs<T, V, K, STEP, Op>(a, b, first, packs, live, pa, pb);
+  return fold_packs<T, V, K, Op>(pa, pb);
 }
 
 template <typename T, int V, int G, int K, class Op>

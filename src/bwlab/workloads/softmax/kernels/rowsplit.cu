@@ -81,26 +81,9 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   const i64 packs = L / V, off = row * L;
   const i64 first = c * THREADS * K + threadIdx.x;
   Pack<T, V> pa[K], pb[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const i64 p = first + (i64)k * THREADS;
-    if (p < packs) {
-      pa[k].load(a + off + p * V);
-      if (Op::IN == 2) pb[k].load(b + off + p * V);
-    } else {
-      pa[k].fill(Op::pad());
-      if (Op::IN == 2) pb[k].fill(Op::pad());
-    }
-  }
+  load_packs<T, V, K, THREADS, Op>(a + off, b + off, first, packs, true, pa, pb);
   if (!fin) {
-    State s = Op::empty();
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      float va[V], vb[V];
-#pragma unroll
-      for (int i = 0; i < V; ++i) { va[i] = pa[k][i]; vb[i] = Op::IN == 2 ? pb[k][i] : 0.f; }
-      Op::template fold<V>(s, va, vb);
-    }
+    State s = fold_packs<T, V, K, Op>(pa, pb);
     s = block_merge<Op, THREADS>(s, scratch);
     if (threadIdx.x == 0) {
       ws[row * chunks + c] = s;
@@ -116,13 +99,5 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   State s = Op::empty();
   for (i64 j = threadIdx.x; j < chunks; j += THREADS) s = Op::merge(s, ld_cg(ws + row * chunks + j));
   const State f = Op::finish(block_merge<Op, THREADS>(s, scratch));
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const i64 p = first + (i64)k * THREADS;
-    if (p >= packs) continue;
-    Pack<T, V> o;
-#pragma unroll
-    for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[k][i], Op::IN == 2 ? pb[k][i] : 0.f));
-    o.store(y + off + p * V);
-  }
+  store_out<T, V, K, THREADS, Op>(y + off, first, packs, true, f, pa, pb);
 }
