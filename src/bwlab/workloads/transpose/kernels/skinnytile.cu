@@ -43,21 +43,8 @@ template <> struct Piece<4> { typedef unsigned T; };
 template <> struct Piece<8> { typedef uint2 T; };
 template <> struct Piece<16> { typedef uint4 T; };
 
-// Element k (of VE) of a 16-byte vector, and the vector with element k set (k known after unrolling).
-template <int E>
-__device__ __forceinline__ typename Piece<E>::T elem_of(uint4 v, int k) {
-  if constexpr (E == 16) {
-    return v;
-  } else if constexpr (E == 8) {
-    return k == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w);
-  } else {
-    const int b = k * E;
-    const unsigned w = b < 4 ? v.x : b < 8 ? v.y : b < 12 ? v.z : v.w;
-    return (typename Piece<E>::T)(w >> (8 * (b & 3)));
-  }
-}
-
-// The same with k known only at run time (selects, no local memory); E < 16.
+// Element k (of VE) of a 16-byte vector, with selects only: no local memory when k is known only
+// at run time, and the same code as a direct pick when it is known after unrolling.
 template <int E>
 __device__ __forceinline__ typename Piece<E>::T elem_at(uint4 v, int k) {
   if constexpr (E == 16) {
@@ -71,6 +58,7 @@ __device__ __forceinline__ typename Piece<E>::T elem_at(uint4 v, int k) {
   }
 }
 
+// The vector with element k set (k known after unrolling).
 template <int E>
 __device__ __forceinline__ void set_elem(uint4& v, int k, typename Piece<E>::T x) {
   if constexpr (E == 16) {
@@ -216,7 +204,7 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
         for (int k = 0; k < VE; ++k) {
           const int a = a0 + k * SE + (k >= d ? pad : 0);
           if (u > 0 || k >= d)
-            *reinterpret_cast<typename Piece<E>::T*>(sm + a) = elem_of<E>(v[i], k);
+            *reinterpret_cast<typename Piece<E>::T*>(sm + a) = elem_at<E>(v[i], k);
         }
       }
     }
