@@ -31,6 +31,18 @@ def test_every_format(which, tmp_path):
     assert rows[0][:3] == ["workload", "name", "kind"] and len(rows) == len(run.records) + 1
 
 
+def test_bench_chart_bars_are_each_cases_percent_of_memcpy():
+    run = load(H200 / "softmax" / "main-backward" / "bench.json")
+    names, rows = charts.bench_bars(run)
+    assert names[0] == "bwlab" and "cudaMemcpy" not in names and "torch.compile" in names
+    bw = [r for r in run.records if r.name == "bwlab"]
+    assert len(rows) == len(bw) and [vals["bwlab"] for _, vals in rows] == [r.pct_memcpy for r in bw]
+    labels = [label for label, _ in rows]
+    assert "16x8192x1024 float32 dim 1" in labels and "8192x8192 bfloat16 dim 0 backward" in labels
+    wrong = dict(rows)["16x8192x1024 float32 dim 1"]  # torch eager out of tolerance there: no bar
+    assert "torch" not in wrong and wrong["torch.compile"] > 0
+
+
 def test_markdown_escapes_what_would_break_it():
     t = document.md_table(TableData("a_b", [Column("x|y")], [["1*2"]], "c_d"))
     assert "a\\_b" in t and "x\\|y" in t and "1\\*2" in t and "c\\_d" in t

@@ -102,3 +102,12 @@ def test_every_compiled_block(spec):
 def test_over_2_31_elements(shape, dim):
     assert int(np.prod(shape)) > 2**31
     check_case(Case(shape, "bfloat16", (("dim", dim),)))
+
+
+def test_clusters_of_16_fit_this_gpu():
+    """The long strided axes' clusters of 16 blocks run here (else the dispatch falls back)."""
+    from bwlab.workloads.softmax.launch import clusters_fit
+
+    for op in ("forward", "backward"):
+        c = plans.choose(plans.Problem(1, 8192, 8192, "float32", op))
+        assert c.cluster == 16 and clusters_fit(c, 0)

@@ -36,12 +36,20 @@ def test_rows_not_in_packs_keep_the_register_kernels():
     assert plans.row_relay(Problem(3, 300001, 1, "float32")) is None
 
 
-def test_float32_gradients_down_long_axes_take_whole_strips_on_16_blocks():
-    c = plans.choose(Problem(1, 8192, 8192, "float32", "backward"))
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("op", ["forward", "backward"])
+def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
+    c = plans.choose(Problem(1, 8192, 8192, dtype, op))
     assert (c.kernel, c.cluster, plans.strip(c)) == ("colsCluster", 16, 128)
-    assert c.smem <= plans.SMEM_MAX
-    assert plans.strip(plans.choose(Problem(1, 8192, 8192, "bfloat16", "backward"))) < 128  # not measured faster
-    assert plans.choose(Problem(1, 8192, 8192, "float32")).cluster <= 8                     # forward unchanged
+    assert c.smem <= (plans.SMEM_MAX if op == "backward" else plans.CLUSTER_SMEM)  # forward: 2 blocks an SM
+    small = plans.choose(Problem(1, 8192, 8192, dtype, op), big_clusters=False)
+    assert small.kernel == "colsCluster" and small.cluster <= 8 and small.smem <= plans.SMEM_MAX
+    assert plans.choose(Problem(4, 2000, 1024, dtype, op)).cluster <= 8  # shorter axes hold 128 bytes on 8
+
+
+def test_narrow_strips_stay_on_portable_clusters():
+    c = plans.choose(Problem(1, 8192, 16, "float32"))  # 64 bytes wide: 16 blocks give nothing wider
+    assert c.kernel == "colsCluster" and plans.strip(c) == 64 and c.cluster <= 8
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])

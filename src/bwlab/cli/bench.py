@@ -10,7 +10,7 @@ from ..core.workload import Case
 from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, console, handled, parse, parse_list, print_tables,
                      require_gpu, results_folder, workload, written)
 
-FILES = ("bench.json", "bench.txt")
+FILES = ("bench.json", "bench.txt", "bench.png")
 
 
 @handled
@@ -18,7 +18,8 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
           out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
           suite: str = typer.Option("main", "--suite", metavar="S1,S2", help="case suites, comma-separated, "
-                                    "or 'all' (transpose: main, misaligned, skinny, views, small)"),
+                                    "or 'all' (transpose: main, misaligned, skinny, views, small; "
+                                    "softmax: main, log, backward, small)"),
           shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2", help="cases, e.g. 16384x16384,256x4096x4096 "
                                                "(instead of the suites' shapes)"),
           dtypes: Optional[str] = typer.Option(None, "--dtypes", metavar="D1,D2", help="dtypes, or 'all' "
@@ -74,7 +75,8 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
         raise bad(f"--peers: {', '.join(unknown)} not among {', '.join(w.bench_peers)}")
     require_gpu("bwlab bench")
     from ..core.results import save
-    from ..core.files import write_text_atomic
+    from ..core.files import write_bytes_atomic, write_text_atomic
+    from ..report.charts import bench_chart
     from ..report.tables import bench_table, device_table, misses_table
     from ..report.text import to_text
 
@@ -85,7 +87,8 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     save(run_doc, folder / "bench.json")
     tables = [device_table(run_doc.device), bench_table(run_doc), misses_table(run_doc)] + w.tables(run_doc)
     write_text_atomic(folder / "bench.txt", to_text(tables))
+    write_bytes_atomic(folder / "bench.png", bench_chart(run_doc))
     print_tables(tables)
-    written(folder / "bench.json", folder / "bench.txt")
+    written(folder / "bench.json", folder / "bench.txt", folder / "bench.png")
     if any(r.correct is False for r in run_doc.records if r.name == "bwlab"):
         raise typer.Exit(3)

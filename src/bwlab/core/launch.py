@@ -121,6 +121,8 @@ def _driver():
         lib.cuFuncSetAttribute.restype = ctypes.c_int
         lib.cuMemsetD8Async.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, ctypes.c_void_p]
         lib.cuMemsetD8Async.restype = ctypes.c_int
+        lib.cuOccupancyMaxActiveClusters.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p, ctypes.c_void_p]
+        lib.cuOccupancyMaxActiveClusters.restype = ctypes.c_int
         _libcuda.append(lib)
     return _libcuda[0]
 
@@ -134,6 +136,25 @@ def allow_large_clusters(fn) -> None:
     err = _driver().cuFuncSetAttribute(ptr, _NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
     if err:
         raise RuntimeError(f"cuFuncSetAttribute failed with CUDA error {err}")
+
+
+class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]
+
+
+def max_active_clusters(fn, cluster: int, block, shared: int) -> Optional[int]:
+    """How many clusters of a kernel (its cluster size compiled in) the current GPU runs at
+    once: 0 when not even one fits (a GPC with fewer free SMs than the cluster, as on a MIG
+    slice); None when the driver cannot say."""
+    ptr = ctypes.c_void_p(getattr(fn, "kernel", fn).ptr)
+    cfg = _LaunchConfig((ctypes.c_uint * 3)(cluster, 1, 1), (ctypes.c_uint * 3)(*block), shared, None, None, 0)
+    n = ctypes.c_int(0)
+    err = _driver().cuOccupancyMaxActiveClusters(ctypes.byref(n), ptr, ctypes.byref(cfg))
+    if err == _INVALID_CONTEXT:
+        _bind_context()
+        err = _driver().cuOccupancyMaxActiveClusters(ctypes.byref(n), ptr, ctypes.byref(cfg))
+    return None if err else n.value
 
 
 def memset_async(ptr: int, nbytes: int, stream: int) -> None:

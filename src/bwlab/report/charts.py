@@ -1,5 +1,5 @@
 """PNG charts from results documents (matplotlib, no GPU): the ladder bars, the block-sweep
-heatmap, bandwidth against size, and the roofline. Each chart is returned as PNG bytes, so
+heatmap, bandwidth against size, a bench against its peers, and the roofline. Each chart is returned as PNG bytes, so
 documents embed them or write them beside themselves; every chart says what GB/s means."""
 from __future__ import annotations
 
@@ -127,6 +127,61 @@ def size_chart(run: Run) -> bytes:
     return _png(fig)
 
 
+def _case_label(r) -> str:
+    from .tables import shape_text
+
+    params = " ".join(k if v is True else str(v) if k == "op" else f"{k} {v}" for k, v in r.case_params
+                      if v is not False)
+    return " ".join(p for p in (shape_text(r.shape), r.dtype, params) if p)
+
+
+def bench_bars(run: Run) -> tuple[list[str], list[tuple[str, dict[str, float]]]]:
+    """(bar names, [(case label, {name: % of cudaMemcpy})]) of a bench: the public API first,
+    then each peer; a name missing from a case was not timed (wrong result, not run, or no
+    copy made)."""
+    cases: dict[tuple, dict] = {}
+    for r in run.records:
+        cases.setdefault((tuple(r.shape), r.dtype, r.case_params), {})[r.name] = r
+    names = ["bwlab"] + [p for p in run.config.get("peers", []) if p not in ("bwlab", "cudaMemcpy")]
+    rows = []
+    for by in cases.values():
+        if "bwlab" in by:
+            rows.append((_case_label(by["bwlab"]),
+                         {n: by[n].pct_memcpy for n in names if n in by and by[n].timed and by[n].pct_memcpy
+                          is not None and not any(t.startswith("no copy") for t in by[n].notes)}))
+    return names, rows
+
+
+def bench_chart(run: Run) -> bytes:
+    """One group of horizontal bars per case of a bench: the public API and each peer as % of
+    cudaMemcpy of the same bytes in the same case (the line at 100%)."""
+    plt = _plt()
+    names, rows = bench_bars(run)
+    colors = dict(zip(names, ("#17becf", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")))
+    bar = 0.8 / len(names)
+    height = 0.22 * len(rows) * len(names) + 2.4
+    fig, ax = plt.subplots(figsize=(10, height), dpi=110)
+    top = max([100.0] + [v for _, vals in rows for v in vals.values()])
+    for i, name in enumerate(names):
+        ys = [y - 0.4 + (i + 0.5) * bar for y, (_, vals) in enumerate(rows) if name in vals]
+        vs = [vals[name] for _, vals in rows if name in vals]
+        ax.barh(ys, vs, height=bar, color=colors.get(name, "#bcbd22"), label=name)
+        if name == "bwlab":
+            for y, v in zip(ys, vs):
+                ax.text(v + top * 0.005, y, f"{v:.0f}%", va="center", fontsize=6)
+    ax.axvline(100, color="k", ls="--", lw=1, label="cudaMemcpy of the same bytes")
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=7)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlim(0, top * 1.08)
+    ax.set_xlabel("% of cudaMemcpy measured in the same case (GB/s counting bytes read + written); "
+                  "no bar: not timed", fontsize=8)
+    ax.set_title(f"{run.device['name']}: bwlab.{run.workload} against what users would call", fontsize=10)
+    ax.grid(True, axis="x", alpha=0.2)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=len(names) + 1, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.6 / height, 1, 1))
+    return _png(fig)
+
+
 def charts_for(run: Run) -> dict[str, bytes]:
     """Every chart that applies to this run: file name -> PNG bytes."""
     from . import roofline
@@ -138,10 +193,12 @@ def charts_for(run: Run) -> dict[str, bytes]:
         return {"heatmap.png": heatmap(run)}
     if p == "sweep-sizes":
         return {"sizes.png": size_chart(run)}
+    if p == "bench":
+        return {"bench.png": bench_chart(run)}
     return {}
 
 
 def charts_for_names(run: Run) -> list[str]:
     """The file names charts_for(run) produces (without drawing them)."""
     return {"ladder": ["ladder.png", "roofline.png"], "sweep-blocks": ["heatmap.png"],
-            "sweep-sizes": ["sizes.png"]}.get(run.procedure, [])
+            "sweep-sizes": ["sizes.png"], "bench": ["bench.png"]}.get(run.procedure, [])

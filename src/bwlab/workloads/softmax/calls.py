@@ -14,7 +14,7 @@ from typing import Callable
 from ...core import launch as core_launch
 from ...core.arrays import Operand, as_operand, is_dense, new_like, stream_ptr
 from . import plans
-from .launch import runner
+from .launch import clusters_fit, runner
 
 for _source, _exprs in plans.expressions().items():
     core_launch.register(_source, _exprs)
@@ -76,6 +76,8 @@ def plan_for(p: plans.Problem, device: int) -> Plan:
     hit = _plans.get(key)
     if hit is None:
         choice = plans.choose(p)
+        if choice.cluster > max(plans.CLUSTERS) and not clusters_fit(choice, device):
+            choice = plans.choose(p, big_clusters=False)  # no GPC with 16 SMs free (a MIG slice)
         hit = _plans[key] = Plan(choice, runner(choice, p.N, p.L, p.M, device))
     return hit
 

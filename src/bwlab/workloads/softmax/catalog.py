@@ -91,7 +91,7 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       lambda p, b: plans.cols_split(p), _HERE,
       "16-byte packs and 8 threads per column: enough bytes in flight to fill the GPU; still 2 reads."),
     K("colsCluster", SRC["colscluster"], "colsCluster<{T},8,128,256," + _F + ">", (256, 1), None, "strided",
-      lambda p, b: plans.cols_cluster(p, budget=plans.SMEM_MAX), _HERE,
+      lambda p, b: plans.cols_cluster_best(p), _HERE,
       "Strips held in shared memory across a thread-block cluster (distributed shared memory): x read once."),
     # --- the last axis -----------------------------------------------------------------------
     K("rowOnline", SRC["rows"], "rowOnline<{T},{V},false>", (128, 1), None, "last", _row_online, _HERE,

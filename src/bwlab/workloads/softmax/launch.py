@@ -17,6 +17,16 @@ def _function(source, expression: str, smem: int, device: int, cluster: int = 1)
     return fn
 
 
+def clusters_fit(choice: Choice, device: int) -> bool:
+    """Whether the GPU can run at least one of the choice's clusters (True when unknown)."""
+    import cupy
+
+    fn = _function(choice.source, choice.expression, choice.smem, device, choice.cluster)
+    with cupy.cuda.Device(device):
+        n = core_launch.max_active_clusters(fn, choice.cluster, choice.block, choice.smem)
+    return n is None or n > 0
+
+
 def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int, int, int, int, int], None]:
     """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0."""
     fn = _function(choice.source, choice.expression, choice.smem, device, choice.cluster)

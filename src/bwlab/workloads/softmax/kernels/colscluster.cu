@@ -7,17 +7,35 @@
 // aligned pointers (every pack whole).
 #include "softmax.cuh"
 
+// K consecutive elements from shared memory as floats (K == 1, or one 16-byte pack).
+template <typename T, int K>
+__device__ __forceinline__ void load_k(const T* p, float* out) {
+  if constexpr (K == 1) {
+    out[0] = to_f(*p);
+  } else {
+    Pack<T, K> pk;
+    pk.raw = *reinterpret_cast<const typename Pack<T, K>::R*>(p);
+#pragma unroll
+    for (int i = 0; i < K; ++i) out[i] = pk[i];
+  }
+}
+
 template <typename T, int C, int W, int THREADS, class Op>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS)
 colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 M) {
   constexpr int V = 16 / sizeof(T);   // elements per pack
   constexpr int P = W / 16;           // packs per strip row
   constexpr int COLS = P * V;         // columns per strip
-  constexpr int G = THREADS / COLS;   // row groups of the reduction
-  static_assert(THREADS % COLS == 0 && G >= 1, "THREADS must be a multiple of the strip's columns");
+  // The reduction reads K columns at a time from shared memory: a 16-byte pack on strips of 128
+  // bytes or more, one element on narrower ones (each measured faster on the H200 there).
+  constexpr int K = P >= 8 ? V : 1;
+  constexpr int LANES = COLS / K;     // threads across a strip row in the reduction
+  constexpr int G = THREADS / LANES;  // row groups of the reduction
+  constexpr int WARPS = THREADS / 32;
+  static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
   extern __shared__ __align__(16) unsigned char smem[];
-  State* red = reinterpret_cast<State*>(smem);          // [G][COLS] partials
-  State* part = red + G * COLS;                          // [COLS] this block's states (read by the cluster)
+  State* red = reinterpret_cast<State*>(smem);          // [WARPS][COLS] partials
+  State* part = red + WARPS * COLS;                      // [COLS] this block's states (read by the cluster)
   State* fin = part + COLS;                              // [COLS] finished states
   T* sa = reinterpret_cast<T*>(fin + COLS);              // [rows][COLS] x (or y)
   const unsigned rank = cluster_rank();
@@ -40,30 +58,49 @@ colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
     }
     cp_async_wait_all();
     __syncthreads();
-    // 2. each thread one column and every G-th row; then the G partials per column
+    // 2. each thread K adjacent columns and every G-th row, four rows a fold; the warp's row
+    // groups merged by shuffles, then the warps' partials per column
     {
-      const int c = t % COLS, g = t / COLS;
-      State s = Op::empty();
+      const int c = (t % LANES) * K, g = t / LANES;
+      State s[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) s[k] = Op::empty();
       int r = g;
       for (; r + 3 * G < rows; r += 4 * G) {
-        float va[4], vb[4];
+        float va[4][K], vb[4][K];
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
-          va[u] = to_f(sa[(r + u * G) * COLS + c]);
-          vb[u] = Op::IN == 2 ? to_f(sb[(r + u * G) * COLS + c]) : 0.f;
+          load_k<T, K>(sa + (r + u * G) * COLS + c, va[u]);
+          if (Op::IN == 2) load_k<T, K>(sb + (r + u * G) * COLS + c, vb[u]);
         }
-        Op::template fold<4>(s, va, vb);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          const float xa[4] = {va[0][k], va[1][k], va[2][k], va[3][k]};
+          const float xb[4] = {vb[0][k], vb[1][k], vb[2][k], vb[3][k]};
+          Op::template fold<4>(s[k], xa, xb);
+        }
       }
       for (; r < rows; r += G) {
-        const float va = to_f(sa[r * COLS + c]), vb = Op::IN == 2 ? to_f(sb[r * COLS + c]) : 0.f;
-        Op::template fold<1>(s, &va, &vb);
+        float va[K], vb[K];
+        load_k<T, K>(sa + r * COLS + c, va);
+        if (Op::IN == 2) load_k<T, K>(sb + r * COLS + c, vb);
+#pragma unroll
+        for (int k = 0; k < K; ++k) Op::template fold<1>(s[k], va + k, vb + k);
       }
-      red[g * COLS + c] = s;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+#pragma unroll
+        for (int o = LANES; o < 32; o <<= 1) {  // the lanes holding the same columns
+          const State u = {__shfl_xor_sync(0xffffffffu, s[k].a, o), __shfl_xor_sync(0xffffffffu, s[k].b, o)};
+          s[k] = Op::merge(s[k], u);
+        }
+        if ((t & 31) < LANES) red[(t / 32) * COLS + c + k] = s[k];
+      }
     }
     __syncthreads();
     if (t < COLS) {
       State s = red[t];
-      for (int g = 1; g < G; ++g) s = Op::merge(s, red[g * COLS + t]);
+      for (int w = 1; w < WARPS; ++w) s = Op::merge(s, red[w * COLS + t]);
       part[t] = s;
     }
     // 3. the cluster's C states per column, through distributed shared memory
@@ -74,17 +111,20 @@ colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
       fin[t] = Op::finish(s);
     }
     cluster_sync();  // every block has read `part` before any rewrites it (next n) or exits
-    // 4. the output from the copy on chip, 16-byte stores
-    for (int q = t; q < rows * P; q += THREADS) {
-      const int r = q / P, p = q % P;
-      if (col0 + p * V >= M) continue;
-      Pack<T, V> pa, pb, o;
-      pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
-      if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+    // 4. the output from the copy on chip, 16-byte stores; a thread's packs share one column
+    // pack (THREADS % P == 0), so its V finished states are read once
+    State f[V];
 #pragma unroll
-      for (int v = 0; v < V; ++v) o.set(v, Op::out(fin[p * V + v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
-      o.store(y + base + (i64)r * M + p * V);
-    }
+    for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
+    if (col0 + (t % P) * V < M)
+      for (int q = t; q < rows * P; q += THREADS) {
+        Pack<T, V> pa, pb, o;
+        pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+        if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+#pragma unroll
+        for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
+        o.store(y + base + (i64)(q / P) * M + (t % P) * V);
+      }
     __syncthreads();  // the shared copy is overwritten by the next n
   }
 }
