@@ -32,6 +32,9 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first.
 
+    Writes bench.json, the printed tables (bench.txt) and a chart of every case as % of
+    cudaMemcpy beside its peers (bench.png).
+
     Suites of the transpose: main (aligned, misaligned, skinny and batched shapes), misaligned
     (odd extents for each element size), skinny (short sides 1 to 64, both orientations),
     views (slices, reversed and transposed views), small (4 KiB to 4 MiB, wall clock per call).
