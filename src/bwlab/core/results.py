@@ -73,6 +73,11 @@ class Record:
         """The case's parameters as a sorted, hashable tuple (a saved run holds tuples as lists)."""
         return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in self.params.items()))
 
+    @property
+    def moved(self) -> bool:
+        """False when a bench peer returned a view without moving the data (its 'no copy' note)."""
+        return not any(n.startswith("no copy") for n in self.notes)
+
 
 @dataclass
 class Run:
@@ -100,6 +105,13 @@ class Run:
     @classmethod
     def from_dict(cls, d) -> "Run":
         return _parse_run(d)
+
+    def by_case(self) -> dict[tuple, dict[str, Record]]:
+        """A bench's records per case, (shape, dtype, parameters) -> {name: record}, in run order."""
+        cases: dict[tuple, dict[str, Record]] = {}
+        for r in self.records:
+            cases.setdefault((tuple(r.shape), r.dtype, r.case_params), {})[r.name] = r
+        return cases
 
     def record(self, name: str) -> Record:
         for r in self.records:

@@ -12,9 +12,9 @@ def worst_by_class(run, title: str, classify, peers: tuple[str, ...], caption: s
     without moving data are left out). where(case) -> text names the worst case."""
     where = where or (lambda c: "x".join(map(str, c.shape)) + f" {c.dtype}")
     groups: dict[str, dict] = {}
-    for r in run.records:
-        case = Case(tuple(r.shape), r.dtype, r.case_params)
-        groups.setdefault(classify(case), {}).setdefault(case, {})[r.name] = r
+    for (shape, dtype, params), by in run.by_case().items():
+        case = Case(shape, dtype, params)
+        groups.setdefault(classify(case), {})[case] = by
     t = TableData(title, [Column("class", "left"), Column("cases"), Column("worst % memcpy"), Column("at", "left"),
                           *(Column(f"worst x {p}") for p in peers)], caption=caption)
     for cls, cases in groups.items():
@@ -24,8 +24,7 @@ def worst_by_class(run, title: str, classify, peers: tuple[str, ...], caption: s
         worst = min(rows, key=lambda cb: cb[1][api].pct_memcpy or 1e9)
 
         def worst_ratio(peer: str):
-            vals = [by[api].gbs / by[peer].gbs for _, by in rows if peer in by and by[peer].gbs
-                    and not any(n.startswith("no copy") for n in by[peer].notes)]
+            vals = [by[api].gbs / by[peer].gbs for _, by in rows if peer in by and by[peer].gbs and by[peer].moved]
             return min(vals) if vals else None
         t.add(cls, len(rows), pct(worst[1][api].pct_memcpy), where(worst[0]), *(ratio(worst_ratio(p)) for p in peers))
     return t

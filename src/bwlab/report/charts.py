@@ -139,16 +139,12 @@ def bench_bars(run: Run) -> tuple[list[str], list[tuple[str, dict[str, float]]]]
     """(bar names, [(case label, {name: % of cudaMemcpy})]) of a bench: the public API first,
     then each peer; a name missing from a case was not timed (wrong result, not run, or no
     copy made)."""
-    cases: dict[tuple, dict] = {}
-    for r in run.records:
-        cases.setdefault((tuple(r.shape), r.dtype, r.case_params), {})[r.name] = r
     names = ["bwlab"] + [p for p in run.config.get("peers", []) if p not in ("bwlab", "cudaMemcpy")]
     rows = []
-    for by in cases.values():
+    for by in run.by_case().values():
         if "bwlab" in by:
-            rows.append((_case_label(by["bwlab"]),
-                         {n: by[n].pct_memcpy for n in names if n in by and by[n].timed and by[n].pct_memcpy
-                          is not None and not any(t.startswith("no copy") for t in by[n].notes)}))
+            rows.append((_case_label(by["bwlab"]), {n: by[n].pct_memcpy for n in names if n in by and by[n].timed
+                                                    and by[n].pct_memcpy is not None and by[n].moved}))
     return names, rows
 
 

@@ -108,21 +108,18 @@ def bench_table(run: Run) -> TableData:
                   caption=f"{BW_NOTE}. % memcpy: against cudaMemcpy of the same bytes in the same case. "
                           "x torch: bwlab / torch. '*': a goal missed (listed below); '-': not run (see the JSON); "
                           "'!': returned a view without moving the data (not compared)")
-    cases: dict[tuple, dict] = {}
-    for r in run.records:
-        cases.setdefault((tuple(r.shape), r.dtype, r.case_params), {})[r.name] = r
     missed = {(tuple(m["shape"]), m["dtype"]) for m in run.config.get("misses", [])}
-    for (shape, dtype, params), by in cases.items():
+    for (shape, dtype, params), by in run.by_case().items():
         bw = by.get("bwlab")
         if bw is None:
             continue
         torch = by.get("torch")
-        moved = torch is not None and torch.gbs and not any(n.startswith("no copy") for n in torch.notes)
+        moved = torch is not None and torch.gbs and torch.moved
         star = "*" if (shape, dtype) in missed else ""
         what = shape_text(shape) + "".join(f" {v}" for k, v in params if k == "view")
         t.add(what, dtype, bw.origin.split(":")[0] if bw.origin else "-",
               "WRONG" if bw.correct is False else num(bw.gbs) + star, pct(bw.pct_memcpy),
-              *[(num(by[p].gbs) + ("!" if any(n.startswith("no copy") for n in by[p].notes) else ""))
+              *[(num(by[p].gbs) + ("" if by[p].moved else "!"))
                 if p in by else "-" for p in peers],
               ratio(bw.gbs / torch.gbs if bw.gbs and moved else None),
               flag="bad" if bw.correct is False else "")
