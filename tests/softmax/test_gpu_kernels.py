@@ -21,6 +21,9 @@ API_CASES = [
     ((7, 13), 0), ((3, 7, 24), 1), ((2, 1000, 1032), 1), ((4, 33, 17), 1), ((8, 16, 1024), 1),
     ((2, 60000, 8), 1), ((1, 9000, 64), 1), ((3, 2, 5, 7), 2), ((5, 1, 3), 1), ((2, 3, 4, 5, 6), 0),
     ((4, 3, 8), 1), ((2, 8, 40), 1), ((3, 13, 2056), 1),  # short columns in registers: 4, 8 and 16 rows
+    ((300, 8), -1), ((1000, 16), -1), ((517, 32), -1), ((129, 3), -1), ((67, 256), -1),  # short rows: rowWarp's
+    # lane groups of 1-32 lanes taking 2 rows each, the last block's rows partly past the end
+    ((3, 2000), -1), ((5, 301), -1),  # rowBlock of one warp, 8 and 16 packs a lane
 ]
 
 
@@ -96,9 +99,9 @@ def test_every_compiled_block(spec):
         assert W.check(out, W.reference(case, x)).ok, f"{spec.name} block {block}"
 
 
-# rowBlock, colsCluster, rowRelay (rows of 8 MiB) and rowSplit (rows of 2 GiB) past 2^31 elements
-@pytest.mark.parametrize("shape, dim", [((65537, 32768), -1), ((16, 32768, 4104), 1), ((513, 4194304), -1),
-                                        ((2, 2**30 + 64), -1)], ids=str)
+# rowWarp, rowBlock, colsCluster, rowRelay (rows of 8 MiB) and rowSplit (rows of 2 GiB) past 2^31 elements
+@pytest.mark.parametrize("shape, dim", [((2**26 + 3, 32), -1), ((65537, 32768), -1), ((16, 32768, 4104), 1),
+                                        ((513, 4194304), -1), ((2, 2**30 + 64), -1)], ids=str)
 def test_over_2_31_elements(shape, dim):
     assert int(np.prod(shape)) > 2**31
     check_case(Case(shape, "bfloat16", (("dim", dim),)))

@@ -29,6 +29,33 @@ def test_long_rows_take_the_measured_kernel(dtype, op, L, kernel, cluster):
     assert (c.kernel, c.cluster) == (kernel, cluster)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("op", ["forward", "backward"])
+@pytest.mark.parametrize("L", [1, 2, 3, 8, 16, 32, 64, 100, 128, 256, 512, 1000, 1024, 2000, 2048])
+def test_short_rows_fit_their_lanes_without_idle_blocks(dtype, op, L):
+    """Every row's packs have a slot (G * K for rowWarp, threads * K for rowBlock), a lane group
+    of rowWarp never spans warps, and no row gets more than twice the slots it needs."""
+    p = Problem(1000, L, 1, dtype, op)
+    c = plans.choose(p)
+    packs = L // p.vec
+    t = c.block[0]
+    if c.kernel == "rowWarp":
+        V, G, K, R, T = (int(v) for v in c.expression.split("<")[1].split(",")[1:6])
+        assert (V, T) == (p.vec, t) and G <= 32 and T % G == 0 and G * K >= packs and G * K < 2 * packs + K
+        assert c.grid[0] * R * (T // G) >= p.N
+    else:
+        assert c.kernel == "rowBlock"
+        K = int(c.expression.split(",")[3])
+        assert packs <= t * K < 2 * packs
+
+
+def test_short_rows_spread_over_more_lanes():
+    """[4194304, 32]: 4 lanes of 2 packs a float32 row, 2 rows a lane group (the H200 sweep)."""
+    c = plans.choose(Problem(4194304, 32, 1, "float32"))
+    assert c.expression.startswith("rowWarp<float,4,4,2,2,128,")
+    assert plans.choose(Problem(1, 1024, 1, "float32")).block == (32, 1, 1)  # one warp, no idle half
+
+
 def test_rows_not_in_packs_keep_the_register_kernels():
     assert plans.choose(Problem(3, 40001, 1, "float32")).kernel == "rowCluster"
     assert plans.choose(Problem(3, 40004, 1, "float32", aligned=False)).kernel == "rowCluster"

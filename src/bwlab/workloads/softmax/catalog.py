@@ -96,7 +96,7 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
     # --- the last axis -----------------------------------------------------------------------
     K("rowOnline", SRC["rows"], "rowOnline<{T},{V},false>", (128, 1), None, "last", _row_online, _HERE,
       "A warp per row, online max and sum, shuffles instead of shared memory: 2 reads."),
-    K("rowWarp", SRC["rows"], "rowWarp<{T},{V},32,32," + _F + ">", (128, 1), None, "last", _row_warp, _HERE,
+    K("rowWarp", SRC["rows"], "rowWarp<{T},{V},32,32,1,128," + _F + ">", (128, 1), None, "last", _row_warp, _HERE,
       "A warp per row held in registers: x read once, but long rows cost registers and occupancy."),
     K("rowBlock", SRC["rows"], "rowBlock<{T},{V},128,8," + _F + ">", (128, 1), None, "last",
       lambda p, b: plans.row_block(p), _HERE,

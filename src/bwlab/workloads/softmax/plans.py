@@ -23,7 +23,7 @@ OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
 GRID_Y = 65535
 SMEM_MAX = 227 * 1024          # dynamic shared memory a block may have (Hopper)
 CLUSTER_SMEM = 112 * 1024      # strip bytes per block aimed for: two blocks per SM
-WARP_K = 4                     # packs per lane of rowWarp
+WARP_K = 4                     # packs per lane of rowWarp on rows of more than 16 packs
 # Packs per thread of rowBlock/rowCluster by (element size, inputs): 32 elements of x per
 # thread (16 with a gradient), so that 1024 threads fit in 64 registers each without spilling.
 BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
@@ -88,18 +88,42 @@ def _pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def row_warp(p: Problem, K: int = WARP_K) -> Optional[Choice]:
+def warp_geometry(packs: int) -> tuple[int, int]:
+    """rowWarp's (K packs a lane, R rows a lane group) for rows of `packs`: up to 4 packs a thread in
+    flight, short rows spread over more lanes (K = 1 or 2), so that a warp's load instruction
+    reads whole rows side by side rather than a pack every 64-128 bytes. On the H200, rows of 4
+    and 8 packs (float32 rows of 16 and 32, bfloat16 rows of 32) ran at 52-85% of memcpy with
+    K = 4, R = 1 and at 88-99% with K = 2, R = 2 (benchmarks/h200/softmax/sweeps)."""
+    if packs <= 2:
+        return 1, 2
+    if packs <= 16:  # longer rows measured the same or faster (up to 6 points) with K = 4, R = 1
+        return 2, 2
+    return WARP_K, 1
+
+
+def row_warp(p: Problem, K: int = 0, R: int = 1, threads: int = 128) -> Optional[Choice]:
+    """G lanes a row (the fewest, a power of two, that hold it in K packs a lane), R rows a lane
+    group, in blocks of `threads`; K = 0: the dispatch's geometry (warp_geometry)."""
     packs = p.L // p.vec
+    if not K:
+        K, R = warp_geometry(packs)
     G = _pow2(cdiv(packs, K))
     if G > 32:
         return None
-    expr = f"rowWarp<{CTYPE[p.dtype]},{p.vec},{G},{K},{OPS[p.op, p.log]} >"
-    grid = (cdiv(p.N, 128 // G), 1, 1)
-    return Choice("rowWarp", SRC["rows"], expr, grid, (128, 1, 1), why=f"{G} lanes per row, held in registers")
+    expr = f"rowWarp<{CTYPE[p.dtype]},{p.vec},{G},{K},{R},{threads},{OPS[p.op, p.log]} >"
+    grid = (cdiv(p.N, R * threads // G), 1, 1)
+    return Choice("rowWarp", SRC["rows"], expr, grid, (threads, 1, 1),
+                  why=f"{G} lanes per row, held in registers" + (f", {R} rows per lane group" if R > 1 else ""))
 
 
 def row_block(p: Problem, threads: Optional[int] = None) -> Optional[Choice]:
+    """A block per row, K packs a thread. Rows that one warp holds in up to 2 * BLOCK_K packs a
+    lane take a block of one warp: on the H200, float32 rows of 1024 ran at 92% of memcpy
+    against 88% on 64 threads (half of them padding), bfloat16 rows of 2048 at 88% against 80%
+    (benchmarks/h200/softmax/sweeps)."""
     packs, K = p.L // p.vec, BLOCK_K[ITEMSIZE[p.dtype], p.inputs]
+    if threads is None and cdiv(packs, 32) <= 2 * K:
+        threads, K = 32, _pow2(cdiv(packs, 32))
     t = threads or min(1024, max(64, _pow2(cdiv(packs, K))))
     if t * K < packs:
         return None
@@ -272,9 +296,10 @@ def expressions() -> dict[Path, list[str]]:
 
 def _row_lengths(dtype: str) -> list[int]:
     v = 16 // ITEMSIZE[dtype]
-    lengths = [v * (WARP_K << g) for g in range(6)]                      # rowWarp, G = 1..32
+    lengths = [v << g for g in range(8)]                                # rowWarp, every (G, K, R)
     ks = {k for (e, _), k in BLOCK_K.items() if e == ITEMSIZE[dtype]}
     lengths += [v * k * t for k in ks for t in (64, 128, 256, 512, 1024)]  # rowBlock
+    lengths += [v * 32 * k for k in (8, 16)]                                # rowBlock of one warp
     lengths += [v * k * 1024 * c for c in CLUSTERS for k in ks]          # rowCluster (rows not in packs)
     lengths += [v * STREAM_K * STREAM_THREADS * c for c in CLUSTERS]      # rowStream
     lengths += [v * 8 * 1024 * 8 + v, 1 << 23]                            # rowRelay, rowSplit

@@ -3,8 +3,8 @@
 // turn, so each load instruction of a warp reads consecutive bytes.
 //  rowOnline: a warp per row streaming it twice (online max and sum, then the write):
 //             no limit on the row's length, 2 reads.
-//  rowWarp:   G lanes per row (G <= 32, 128 / G rows per block), the row held in registers
-//             (K packs per lane): x read once; shuffles only, no shared memory.
+//  rowWarp:   G lanes per row (G <= 32), the row held in registers (K packs per lane), R rows
+//             per lane group: x read once; shuffles only, no shared memory.
 //  rowBlock:  a block per row held in registers (K packs per thread), one block-wide merge.
 #include "softmax.cuh"
 
@@ -45,17 +45,30 @@ __device__ __forceinline__ State load_fold(const T* a, const T* b, i64 first, i6
   return fold_packs<T, V, K, Op>(pa, pb);
 }
 
-template <typename T, int V, int G, int K, class Op>
-__global__ void __launch_bounds__(128) rowWarp(const T* __restrict__ a, const T* __restrict__ b,
-                                               T* __restrict__ y, i64 N, i64 L) {
-  const i64 row = blockIdx.x * (i64)(128 / G) + threadIdx.x / G;
+// A block of THREADS: groups of G lanes, each taking R rows (THREADS / G consecutive rows apart),
+// K packs of each: all R * K loads are issued before the first shuffle. G * 16 bytes of a row per
+// load instruction (a whole short row with K = 1), so a warp's loads are contiguous.
+template <typename T, int V, int G, int K, int R, int THREADS, class Op>
+__global__ void __launch_bounds__(THREADS) rowWarp(const T* __restrict__ a, const T* __restrict__ b,
+                                                   T* __restrict__ y, i64 N, i64 L) {
+  constexpr int GROUPS = THREADS / G;
   const int lane = threadIdx.x % G;
-  const bool live = row < N;  // dead rows still take part in the shuffles
-  const i64 packs = L / V, off = live ? row * L : 0;
-  Pack<T, V> pa[K], pb[K];
-  State s = load_fold<T, V, K, G, Op>(a + off, b + off, lane, packs, live, pa, pb);
-  s = Op::finish(warp_merge<Op, G>(s));
-  store_out<T, V, K, G, Op>(y + off, lane, packs, live, s, pa, pb);
+  const i64 packs = L / V;
+  Pack<T, V> pa[R][K], pb[R][K];
+  i64 off[R];
+  bool live[R];  // dead rows still take part in the shuffles
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const i64 row = (blockIdx.x * (i64)R + r) * GROUPS + threadIdx.x / G;
+    live[r] = row < N;
+    off[r] = live[r] ? row * L : 0;
+    load_packs<T, V, K, G, Op>(a + off[r], b + off[r], lane, packs, live[r], pa[r], pb[r]);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const State s = Op::finish(warp_merge<Op, G>(fold_packs<T, V, K, Op>(pa[r], pb[r])));
+    store_out<T, V, K, G, Op>(y + off[r], lane, packs, live[r], s, pa[r], pb[r]);
+  }
 }
 
 template <typename T, int V, int THREADS, int K, class Op>
