@@ -26,6 +26,11 @@ V1_PROCEDURES = {"ladder": "ladder", "bench transpose": "bench", "sweep blocks":
 PROCEDURES = ("ladder", "bench", "sweep-blocks", "sweep-sizes", "sweep-variants", "profile", "tune")
 
 
+def params_key(params: dict) -> tuple:
+    """A case's parameters as a sorted, hashable tuple (a saved run holds tuples as lists)."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
+
+
 @dataclass
 class Record:
     name: str
@@ -70,8 +75,7 @@ class Record:
 
     @property
     def case_params(self) -> tuple:
-        """The case's parameters as a sorted, hashable tuple (a saved run holds tuples as lists)."""
-        return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in self.params.items()))
+        return params_key(self.params)
 
     @property
     def moved(self) -> bool:

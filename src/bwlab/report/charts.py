@@ -128,11 +128,9 @@ def size_chart(run: Run) -> bytes:
 
 
 def _case_label(r) -> str:
-    from .tables import shape_text
+    from .tables import params_text, shape_text
 
-    params = " ".join(k if v is True else str(v) if k == "op" else f"{k} {v}" for k, v in r.case_params
-                      if v is not False)
-    return " ".join(p for p in (shape_text(r.shape), r.dtype, params) if p)
+    return " ".join(p for p in (shape_text(r.shape), r.dtype, params_text(r.case_params)) if p)
 
 
 def bench_bars(run: Run) -> tuple[list[str], list[tuple[str, dict[str, float]]]]:

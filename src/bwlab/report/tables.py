@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..core.results import Run
+from ..core.results import Run, params_key
 from ..core.table import Column, TableData, count, ms, num, pct, ratio
 from ..core.workload import COPY_ROLES
 
@@ -108,14 +108,16 @@ def bench_table(run: Run) -> TableData:
                   caption=f"{BW_NOTE}. % memcpy: against cudaMemcpy of the same bytes in the same case. "
                           "x torch: bwlab / torch. '*': a goal missed (listed below); '-': not run (see the JSON); "
                           "'!': returned a view without moving the data (not compared)")
-    missed = {(tuple(m["shape"]), m["dtype"]) for m in run.config.get("misses", [])}
+    # a miss names its case's parameters (older files: shape and dtype only, matching every such case)
+    missed = {(tuple(m["shape"]), m["dtype"], params_key(m["params"]) if "params" in m else None)
+              for m in run.config.get("misses", [])}
     for (shape, dtype, params), by in run.by_case().items():
         bw = by.get("bwlab")
         if bw is None:
             continue
         torch = by.get("torch")
         moved = torch is not None and torch.gbs and torch.moved
-        star = "*" if (shape, dtype) in missed else ""
+        star = "*" if {(shape, dtype, params), (shape, dtype, None)} & missed else ""
         what = shape_text(shape) + "".join(f" {v}" for k, v in params if k == "view")
         t.add(what, dtype, bw.origin.split(":")[0] if bw.origin else "-",
               "WRONG" if bw.correct is False else num(bw.gbs) + star, pct(bw.pct_memcpy),
@@ -126,12 +128,18 @@ def bench_table(run: Run) -> TableData:
     return t
 
 
+def params_text(params: tuple) -> str:
+    """A case's parameters in words: "dim 1 log", "dim -1 backward"."""
+    return " ".join(k if v is True else str(v) if k == "op" else f"{k} {v}" for k, v in params if v is not False)
+
+
 def misses_table(run: Run) -> TableData:
     goals = run.config.get("goals", "")
-    t = TableData("goals missed", [L("shape"), L("dtype"), L("miss", True), L("why", True)],
+    t = TableData("goals missed", [L("case"), L("dtype"), L("miss", True), L("why", True)],
                   caption=(goals + ". " if goals else "") + ("none missed" if not run.config.get("misses") else ""))
     for m in run.config.get("misses", []):
-        t.add(shape_text(m["shape"]), m["dtype"], m["miss"], m["why"])
+        case = " ".join(p for p in (shape_text(m["shape"]), params_text(params_key(m.get("params") or {}))) if p)
+        t.add(case, m["dtype"], m["miss"], m["why"])
     return t
 
 

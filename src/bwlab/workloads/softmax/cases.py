@@ -61,7 +61,8 @@ def goals(case: Case, records, nbytes: int) -> list[str]:
     backward = case.param("op") == "backward"
     want = 80.0 if backward else 90.0 if is_last(case) else 85.0
     if api.pct_memcpy is not None and api.pct_memcpy < want:
-        misses.append(f"{api.pct_memcpy:.0f}% of cudaMemcpy, below {want:.0f}%")
+        got = f"{api.pct_memcpy:.0f}" if round(api.pct_memcpy) < want else f"{api.pct_memcpy:.1f}"  # not "85, below 85"
+        misses.append(f"{got}% of cudaMemcpy, below {want:.0f}%")
     for peer in ("torch", "torch.compile"):
         r = by.get(peer)
         if r is not None and r.gbs and r.gbs > api.gbs:
