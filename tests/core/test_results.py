@@ -52,8 +52,10 @@ def test_keys_from_a_newer_version_are_ignored(tmp_path):
 
 
 def test_missing_file_is_a_value_error(tmp_path):
-    with pytest.raises(ValueError, match="cannot read"):
+    with pytest.raises(ValueError, match="cannot read .*nope.json: no such file"):
         results.load(tmp_path / "nope.json")
+    with pytest.raises(ValueError, match="it is a folder; pass the JSON file a run wrote"):
+        results.load(tmp_path)
 
 
 def test_version_1_documents_are_read_as_transpose_runs():

@@ -2,6 +2,7 @@
 stays behind), and never over a file this call did not create unless the caller says so."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Iterable
@@ -47,3 +48,22 @@ def output_file(path, default_name: str, force: bool = False) -> Path:
     if path.exists() and not force:
         raise UserError(f"{path} already exists: pass --force to replace it, or --out with another name")
     return path
+
+
+def read_json(path) -> object:
+    """The JSON document at path, or ValueError with one line naming the problem."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"cannot read {path}: it is a folder; pass the JSON file a run wrote (run.json, bench.json)")
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ValueError(f"cannot read {path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"cannot read {path}: not a text file") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Optional
 
-from .files import write_text_atomic
+from .files import read_json, write_text_atomic
 
 SCHEMA = "bwlab.run/2"
 # --- version 1 (legacy): every document of version 1 came from the transpose-only lab.
@@ -233,14 +233,7 @@ def save(run: Run, path) -> Path:
 def load(path) -> Run:
     """The document at path, or ValueError with one line saying what is wrong with it."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc.__class__.__name__}: {exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    doc = read_json(path)
     try:
         return _parse_run(doc)
     except ValueError as exc:

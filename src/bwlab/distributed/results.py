@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.files import write_text_atomic
+from ..core.files import read_json, write_text_atomic
 
 SCHEMA = "bwlab.distributed/1"
 PROCEDURES = ("p2p", "bench-distributed")
@@ -18,12 +18,7 @@ def save(doc: dict, path) -> Path:
 def load(path, procedure: str) -> dict:
     """The document at path, of this procedure, or ValueError in one line."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc.__class__.__name__}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ValueError(f"{path} is not a bwlab multi-GPU document (schema {SCHEMA})")
     if doc.get("procedure") != procedure:

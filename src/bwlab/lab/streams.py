@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import launch
-from ..core.files import write_text_atomic
+from ..core.files import read_json, write_text_atomic
 from ..workloads.streams import analysis as A
 from ..workloads.streams.scenarios import CONN_ENV, PTDS_ENV, SCENARIOS, SOURCE, pipeline_label, scenario
 
@@ -611,12 +611,7 @@ def _check_doc(d) -> dict:
 def load(path) -> dict:
     """The streams document at path, or ValueError with one line saying what is wrong."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc.__class__.__name__}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    doc = read_json(path)
     try:
         return _check_doc(doc)
     except ValueError as exc:

@@ -470,15 +470,12 @@ def transfers_html(run: Run) -> str:
 
 def load_document(path):
     """A saved results file for `bwlab report`: a Run, or a streams document (a dict)."""
-    import json
-
+    from ..core.files import read_json
     from ..core.results import load as load_run
     from ..lab import streams
 
-    try:
-        schema = json.loads(Path(path).read_text()).get("schema")
-    except (OSError, ValueError, AttributeError):
-        schema = None  # load_run says what is wrong, in one line
+    doc = read_json(path)  # a ValueError in one line when it cannot be read
+    schema = doc.get("schema") if isinstance(doc, dict) else None
     return streams.load(path) if schema == streams.SCHEMA else load_run(path)
 
 
