@@ -22,7 +22,8 @@ API_CASES = [
     ((2, 60000, 8), 1), ((1, 9000, 64), 1), ((3, 2, 5, 7), 2), ((5, 1, 3), 1), ((2, 3, 4, 5, 6), 0),
     ((4, 3, 8), 1), ((2, 8, 40), 1), ((3, 13, 2056), 1),  # short columns in registers: 4, 8 and 16 rows
     ((300, 8), -1), ((1000, 16), -1), ((517, 32), -1), ((129, 3), -1), ((67, 256), -1),  # short rows: rowWarp's
-    # lane groups of 1-32 lanes taking 2 rows each, the last block's rows partly past the end
+    # lane groups of 1-8 lanes taking 2 rows each (of 8-16 lanes, one row at 256), the last block's rows partly
+    # past the end
     ((3, 2000), -1), ((5, 301), -1),  # rowBlock of one warp, 8 and 16 packs a lane
 ]
 

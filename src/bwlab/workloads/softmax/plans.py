@@ -110,6 +110,8 @@ def row_warp(p: Problem, K: int = 0, R: int = 1, threads: int = 128) -> Optional
     G = _pow2(cdiv(packs, K))
     if G > 32:
         return None
+    if threads % 32:
+        raise ValueError(f"rowWarp takes whole warps, got {threads} threads")
     expr = f"rowWarp<{CTYPE[p.dtype]},{p.vec},{G},{K},{R},{threads},{OPS[p.op, p.log]} >"
     grid = (cdiv(p.N, R * threads // G), 1, 1)
     return Choice("rowWarp", SRC["rows"], expr, grid, (threads, 1, 1),
@@ -296,11 +298,11 @@ def expressions() -> dict[Path, list[str]]:
 
 def _row_lengths(dtype: str) -> list[int]:
     v = 16 // ITEMSIZE[dtype]
-    lengths = [v << g for g in range(8)]                                # rowWarp, every (G, K, R)
+    lengths = [1, 2, 3] + [v << g for g in range(8)]                    # rowWarp, every (G, K, R)
     ks = {k for (e, _), k in BLOCK_K.items() if e == ITEMSIZE[dtype]}
     lengths += [v * k * t for k in ks for t in (64, 128, 256, 512, 1024)]  # rowBlock
     lengths += [v * 32 * k for k in (8, 16)]                                # rowBlock of one warp
     lengths += [v * k * 1024 * c for c in CLUSTERS for k in ks]          # rowCluster (rows not in packs)
     lengths += [v * STREAM_K * STREAM_THREADS * c for c in CLUSTERS]      # rowStream
-    lengths += [v * 8 * 1024 * 8 + v, 1 << 23]                            # rowRelay, rowSplit
+    lengths += [v * 8 * 1024 * 8 + v, 1 << 23, 1 << 24]                   # rowRelay, rowSplit
     return lengths

@@ -51,6 +51,7 @@ __device__ __forceinline__ State load_fold(const T* a, const T* b, i64 first, i6
 template <typename T, int V, int G, int K, int R, int THREADS, class Op>
 __global__ void __launch_bounds__(THREADS) rowWarp(const T* __restrict__ a, const T* __restrict__ b,
                                                    T* __restrict__ y, i64 N, i64 L) {
+  static_assert(G <= 32 && THREADS % 32 == 0 && THREADS % G == 0, "a lane group lies within one warp");
   constexpr int GROUPS = THREADS / G;
   const int lane = threadIdx.x % G;
   const i64 packs = L / V;
