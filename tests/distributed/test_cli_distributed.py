@@ -117,11 +117,11 @@ def test_bench_distributed_under_torchrun_on_cpu_ranks(tmp_path):
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     doc = json.loads((tmp_path / "o" / "ranks-2.json").read_text())
     assert doc["world_size"] == 2 and doc["backend"] == "gloo" and doc["complete"]
-    assert doc["checks"] and all(c["correct"] for c in doc["checks"])
+    assert doc["checks"] and all(c["correct"] for c in doc["checks"]) and doc["transports"] == ["nccl"]
     names = {(tuple(r["shape"]), r["dtype"], r["name"]) for r in doc["records"]}
     for shape in ((33, 31), (64, 48)):
         for dtype in ("float32", "complex128"):
-            for name in ("bwlab", "torch ops", "all_to_all_single alone"):
+            for name in ("bwlab nccl", "torch ops", "all_to_all_single alone"):
                 assert (shape, dtype, name) in names
     assert all(r["timing"]["median_ms"] > 0 for r in doc["records"])
     assert all(r["correct"] for r in doc["records"] if r["name"] != "all_to_all_single alone")
@@ -141,5 +141,5 @@ def test_bench_distributed_without_torchrun_is_one_rank(tmp_path):
     res = _bench(["--shapes", "5x7", "--peers", "none", "--reps", "2", "--out", str(tmp_path / "o")], 1, tmp_path)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     doc = json.loads((tmp_path / "o" / "ranks-1.json").read_text())
-    assert doc["world_size"] == 1 and [r["name"] for r in doc["records"]] == ["bwlab"]
+    assert doc["world_size"] == 1 and [r["name"] for r in doc["records"]] == ["bwlab nccl"]
     assert doc["p2p"]["each_way_gbs"] is None and "one rank" in doc["p2p"]["method"]

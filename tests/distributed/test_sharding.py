@@ -99,6 +99,41 @@ def simulate(R, C, world, chunks, rng):
     assert busiest == ex[0].busiest_elements()
     assert sum(e.send_elements for e in ex) == sum(e.recv_elements for e in ex) == \
         R * C - sum(r * c for r, c in zip(shard_sizes(R, world), shard_sizes(C, world)))
+    simulate_p2p(full, ex)
+
+
+def simulate_p2p(full, ex):
+    """The p2p transport: each sender writes block (p -> q, chunk k) transposed into q's receive
+    buffer at q's recv_offset(p, k); q keeps its own block and copies the rest into its columns."""
+    world = len(ex)
+    shards = [shard_of(full, world, p) for p in range(world)]
+    bufs = [np.full(e.recv_elements, -1) for e in ex]
+    filled = [np.zeros(e.recv_elements, dtype=int) for e in ex]
+    for p, e in enumerate(ex):
+        for k in range(e.chunks):
+            for q in range(world):
+                a, b = e.cols_of(q, k)
+                if q == p or a == b:
+                    continue
+                off, n = ex[q].recv_offset(p, k), ex[q].recv_count(p, k)
+                assert n == e.send_count(q, k)
+                bufs[q][off:off + n] = shards[p][:, a:b].T.reshape(-1)
+                filled[q][off:off + n] += 1
+    assert all((f == 1).all() for f in filled), "receive blocks tile each buffer exactly once"
+    outs = []
+    for q, e in enumerate(ex):
+        out = np.full(e.out_shape, -1)
+        r0, r1 = e.row_offsets[q], e.row_offsets[q + 1]
+        c0 = e.col_offsets[q]
+        out[:, r0:r1] = shards[q][:, c0:c0 + e.out_shape[0]].T
+        for k in range(e.chunks):
+            a, b = e.out_rows(k)
+            for p in range(world):
+                if p != q and b > a:
+                    off, rp, at = e.recv_offset(p, k), e.row_sizes[p], e.row_offsets[p]
+                    out[a:b, at:at + rp] = bufs[q][off:off + rp * (b - a)].reshape(b - a, rp)
+        outs.append(out)
+    assert np.array_equal(np.concatenate(outs).reshape(full.T.shape), full.T)
 
 
 @pytest.mark.parametrize("world", range(1, 9))

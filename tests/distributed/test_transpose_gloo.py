@@ -38,5 +38,13 @@ def test_one_rank_and_no_group():
         assert bd.transpose(one).data_ptr() != one.data_ptr()   # a new tensor even when x.t() is contiguous
         with pytest.raises(TypeError, match="CUDA tensors need NCCL|CPU tensors"):
             bd.transpose(torch.zeros(2, 2, device="meta"))
+        with pytest.raises(ValueError, match="transport must be one of auto, p2p, nccl"):
+            bd.transpose(x, transport="nvlink")
+        with pytest.raises(ValueError, match="transport 'p2p' moves CUDA tensors"):
+            bd.transpose(x, transport="p2p")
+        assert torch.equal(bd.transpose(x, transport="nccl"), x.t())
+        assert bd.resolve_transport("auto") == "nccl"   # one rank, and gloo
+        with pytest.raises(ValueError, match="needs a process group on NCCL"):
+            bd.resolve_transport("p2p")
     finally:
         dist.destroy_process_group()

@@ -89,8 +89,10 @@ def gloo_errors(rank, world):
         _raises(ValueError, "must be 2-D", lambda: bd.transpose(x.view(-1)))
     else:
         _raises(ValueError, "rank 0 refused", lambda: bd.transpose(x))
-    # chunks must agree
+    # chunks must agree, and so must the transport
     _raises(ValueError, "disagree on chunks", lambda: bd.transpose(x, chunks=1 + rank))
+    _raises(ValueError, "disagree on transport: nccl, auto",
+            lambda: bd.transpose(x, transport=("nccl", "auto")[rank % 2]))
     # local refusals need no exchange
     _raises(ValueError, "carries no gradient", lambda: bd.transpose(x.clone().requires_grad_()))
     _raises(ValueError, "chunks must be an integer from 1 to 64", lambda: bd.transpose(x, chunks=0))
@@ -103,11 +105,13 @@ def gloo_errors(rank, world):
 
 def nccl_cases(rank, world):
     """On GPU r: random shards (their own seed per rank), gathered, transposed on one GPU by
-    bwlab.transpose; the distributed result must match it bit for bit. The caching allocator
-    is filled with 0xFF first, so a result element never written would show."""
+    bwlab.transpose; the distributed result must match it bit for bit, over both transports
+    (p2p where the GPUs reach each other). The caching allocator is filled with 0xFF first, so
+    a result element never written would show."""
     import bwlab
 
     dev = torch.device("cuda", rank)
+    ways = ["nccl"] + (["p2p"] if bd.resolve_transport("auto") == "p2p" or world == 1 else [])
     n = 0
     for R, C in SHAPES + [(4099, 4093), (8192, 6000)]:
         for dtype in DTYPES:
@@ -121,21 +125,34 @@ def nccl_cases(rank, world):
             full = torch.cat([_bits(p[:k]) for p, k in zip(parts, counts)]).view(dtype)
             want = bd.shard_of(bwlab.transpose(full), world, rank)
             for chunks in (None, 1, 3):
-                poison = torch.full((2 * mine.numel() * mine.element_size() + (1 << 20),), 0xFF, dtype=torch.uint8,
-                                    device=dev)
-                del poison
-                got = bd.transpose(mine, chunks=chunks)
-                torch.cuda.synchronize(dev)
-                assert same(got, want), (R, C, dtype, chunks)
-                n += 1
+                for way in ways:
+                    poison = torch.full((2 * mine.numel() * mine.element_size() + (1 << 20),), 0xFF,
+                                        dtype=torch.uint8, device=dev)
+                    del poison
+                    got = bd.transpose(mine, chunks=chunks, transport=way)
+                    torch.cuda.synchronize(dev)
+                    assert same(got, want), (R, C, dtype, chunks, way)
+                    n += 1
     # a shard that is a strided, flipped view: the local steps take bwlab.transpose's strided path
     full = torch.arange(61 * 90, dtype=torch.float32, device=dev).view(61, 90)
     view = full[:, ::3].flip(0)
-    got = bd.transpose(bd.shard_of(view, world, rank))
-    torch.cuda.synchronize(dev)
-    assert torch.equal(got, bd.shard_of(view.t().contiguous(), world, rank))
-    n += 1
-    print(f"rank {rank}: {n} cases bit-exact against one GPU")
+    for way in ways:
+        got = bd.transpose(bd.shard_of(view, world, rank), transport=way)
+        torch.cuda.synchronize(dev)
+        assert torch.equal(got, bd.shard_of(view.t().contiguous(), world, rank)), way
+        n += 1
+    # p2p: calls back to back on a side stream reuse the receive buffer; each must see its own data
+    if "p2p" in ways:
+        side = torch.cuda.Stream(dev)
+        with torch.cuda.stream(side):
+            full = [torch.randn(300 + i, 260, device=dev, generator=torch.Generator(dev).manual_seed(i))
+                    for i in range(4)]
+            got = [bd.transpose(bd.shard_of(f, world, rank), transport="p2p", chunks=2) for f in full]
+        torch.cuda.synchronize(dev)
+        for f, g in zip(full, got):
+            assert torch.equal(g, bd.shard_of(f.t().contiguous(), world, rank))
+        n += 1
+    print(f"rank {rank}: {n} cases bit-exact against one GPU ({', '.join(ways)})")
 
 
 MODES = {"gloo-cases": ("gloo", gloo_cases), "gloo-errors": ("gloo", gloo_errors), "nccl-cases": ("nccl", nccl_cases)}

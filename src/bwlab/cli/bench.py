@@ -42,7 +42,8 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     WORKLOAD distributed times the multi-GPU transpose on every rank of
     `torchrun --nproc-per-node N -m bwlab bench distributed` against its peer-to-peer bound and
     the torch ops: suites main, small and chunks, dtypes by torch's names (default float32), peers
-    torch and all_to_all, 50 timed repetitions (20 from 256 MiB) unless --reps is given.
+    torch, all_to_all and nccl (bwlab's NCCL transport beside its peer-to-peer one), 50 timed
+    repetitions (20 from 256 MiB) unless --reps is given.
     """
     if name == "distributed":  # the multi-GPU transpose: every rank of torchrun runs this
         from .distributed import bench_distributed

@@ -12,7 +12,7 @@ Importing this package does not import torch; calling transpose() does. The benc
 from __future__ import annotations
 
 from .sharding import CHUNK_BYTES, MAX_CHUNKS, Exchange, chunk_count, shard_offsets, shard_range, shard_sizes
-from .transpose import transpose
+from .transpose import TRANSPORTS, release_buffers, resolve_transport, transpose
 
 
 def shard_of(x, world: int, rank: int):
@@ -21,5 +21,5 @@ def shard_of(x, world: int, rank: int):
     return x[a:b]
 
 
-__all__ = ["CHUNK_BYTES", "MAX_CHUNKS", "Exchange", "chunk_count", "shard_of", "shard_offsets", "shard_range",
-           "shard_sizes", "transpose"]
+__all__ = ["CHUNK_BYTES", "MAX_CHUNKS", "TRANSPORTS", "Exchange", "chunk_count", "release_buffers",
+           "resolve_transport", "shard_of", "shard_offsets", "shard_range", "shard_sizes", "transpose"]

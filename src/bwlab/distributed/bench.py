@@ -5,6 +5,8 @@ of torch ops, measured in the same run, every result checked bit for bit first.
 - bound: the most bytes any GPU sends or receives, over the slowest pair's peer-to-peer
   bandwidth each way (both directions at once), measured at the start of the run: the time
   the transfer takes when the local transposes hide under it.
+- bwlab's transport: p2p (transposing writes into the peers' memory) where every GPU reaches
+  every other's, else nccl; with p2p, the nccl transport is timed beside it (peer "nccl").
 - torch ops: a local transpose (x.t().contiguous()), all_to_all_single, and a local
   rearrangement of the received blocks (torch.cat), the way one writes it with torch alone.
 - all_to_all_single alone: the middle step of the torch ops, on buffers made beforehand.
@@ -22,7 +24,7 @@ from typing import Callable, Optional
 from . import p2p
 from .results import SCHEMA
 from .sharding import CHUNK_BYTES, Exchange, chunk_count
-from .transpose import _bits, transpose
+from .transpose import _bits, resolve_transport, transpose
 
 SUITES = {
     "main": [(8192, 8192), (16384, 16384), (32768, 32768), (32771, 30011)],
@@ -31,7 +33,7 @@ SUITES = {
 }
 CHUNK_SWEEP = (1, 2, 4, 8, 16, 32, 64)
 CHECK_SHAPES = [(1, 1), (1, 1000), (1000, 1), (33, 31), (1025, 777), (7, 3)]
-PEERS = ("torch", "all_to_all")
+PEERS = ("torch", "all_to_all", "nccl")
 BIG = 256 << 20   # bytes of a matrix from which fewer repetitions are timed
 HOST_BOUND = 0.8  # queuing a call this close to its GPU time: the GPU may have waited on the host
 
@@ -190,20 +192,32 @@ def _dtype_name(dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-def check_all(s: Session, dtypes, seed: int, chunk_counts, log: Log) -> list[dict]:
-    """Every dtype at the awkward shapes, with the default chunking and each asked for: bit for bit."""
+def transports(s: Session, peers) -> list[str]:
+    """The transports timed: what "auto" picks here, and nccl beside p2p when asked for."""
+    if s.device.type != "cuda":
+        return ["nccl"]
+    first = resolve_transport("auto")
+    return [first] + (["nccl"] if first == "p2p" and "nccl" in peers else [])
+
+
+def check_all(s: Session, dtypes, seed: int, chunk_counts, log: Log, ways=("nccl",)) -> list[dict]:
+    """Every dtype at the awkward shapes, with the default chunking and each asked for, over
+    every transport timed: bit for bit."""
     import torch.distributed as dist
 
     rows = []
     for dtype in dtypes:
         for (R, C) in CHECK_SHAPES:
             for k in dict.fromkeys([None, *chunk_counts]):
-                kk = min(k, max(1, C)) if k else None
-                log(f"check {R}x{C} {_dtype_name(dtype)}")
-                ex = Exchange(R, C, s.world, s.rank, kk or chunk_count(R, C, s.world, 1))
-                x = shard_data(ex, dtype, seed, s.device)
-                ok = same_bits(transpose(x, rows=R, chunks=kk), expected(ex, dtype, seed, s.device))
-                rows.append({"shape": [R, C], "dtype": _dtype_name(dtype), "chunks": ex.chunks, "correct": ok})
+                for way in ways:
+                    kk = min(k, max(1, C)) if k else None
+                    log(f"check {R}x{C} {_dtype_name(dtype)} {way}")
+                    ex = Exchange(R, C, s.world, s.rank, kk or chunk_count(R, C, s.world, 1))
+                    x = shard_data(ex, dtype, seed, s.device)
+                    got = transpose(x, rows=R, chunks=kk, transport=way if s.device.type == "cuda" else "auto")
+                    ok = same_bits(got, expected(ex, dtype, seed, s.device))
+                    rows.append({"shape": [R, C], "dtype": _dtype_name(dtype), "chunks": ex.chunks, "transport": way,
+                                 "correct": ok})
     flags = [r["correct"] for r in rows]
     every = [None] * s.world
     dist.all_gather_object(every, flags, group=s.side)
@@ -213,7 +227,7 @@ def check_all(s: Session, dtypes, seed: int, chunk_counts, log: Log) -> list[dic
 
 
 def bench_case(s: Session, R: int, C: int, dtype, seed: int, peers, chunk_counts, reps: Optional[int],
-               warmup: int, each_way_gbs: Optional[float], l2_bytes: int, log: Log) -> list[dict]:
+               warmup: int, each_way_gbs: Optional[float], l2_bytes: int, log: Log, ways=("nccl",)) -> list[dict]:
     """The records of one case on every rank (identical on all)."""
     import torch
     import torch.distributed as dist
@@ -233,11 +247,15 @@ def bench_case(s: Session, R: int, C: int, dtype, seed: int, peers, chunk_counts
     if s.device.type == "cuda" and nbytes // s.world < 4 * l2_bytes:
         notes.append("shard under 4x L2: partly cache-resident")
     methods: list[tuple[str, Optional[int], Callable]] = []
-    if chunk_counts:
-        for k in dict.fromkeys(chunk_counts):
-            methods.append((f"bwlab chunks={k}", k, lambda k=k: transpose(x, rows=R, chunks=k)))
-    else:
-        methods.append(("bwlab", default_k if s.world > 1 else None, lambda: transpose(x, rows=R)))
+    for way in ways:
+        how = way if s.device.type == "cuda" else "auto"
+        if chunk_counts:
+            for k in dict.fromkeys(chunk_counts):
+                methods.append((f"bwlab {way} chunks={k}", k,
+                                lambda k=k, how=how: transpose(x, rows=R, chunks=k, transport=how)))
+        else:
+            methods.append((f"bwlab {way}", default_k if s.world > 1 else None,
+                            lambda how=how: transpose(x, rows=R, transport=how)))
     if "torch" in peers:
         methods.append(("torch ops", None, lambda: torch_ops(x, ex)))
     records = []
@@ -338,12 +356,15 @@ def run_bench(s: Session, cases: list[tuple[int, int]], dtypes, peers, chunk_cou
             pass
     l2 = torch.cuda.get_device_properties(s.device).L2_cache_size if s.device.type == "cuda" else 0
     doc["p2p"] = _bound_bandwidth(s, log)
-    doc["checks"] = check_all(s, dtypes, seed, chunk_counts or [], log)
+    ways = transports(s, peers)
+    doc["transports"] = ways
+    doc["checks"] = check_all(s, dtypes, seed, chunk_counts or [], log, ways)
     on_record(doc)
     each_way = doc["p2p"].get("each_way_gbs")
     for dtype in dtypes:
         for (R, C) in cases:
-            doc["records"] += bench_case(s, R, C, dtype, seed, peers, chunk_counts, reps, warmup, each_way, l2, log)
+            doc["records"] += bench_case(s, R, C, dtype, seed, peers, chunk_counts, reps, warmup, each_way, l2, log,
+                                         ways)
             if s.device.type == "cuda":
                 torch.cuda.empty_cache()   # the case's buffers go back before the next, larger one
             on_record(doc)

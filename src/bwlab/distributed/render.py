@@ -75,9 +75,10 @@ def bench_tables(doc: dict) -> list[TableData]:
     head.add("versions", ", ".join(f"{k} {env[k]}" for k in ("torch", "nccl", "cupy") if env.get(k)) or "-")
     checks = doc.get("checks") or []
     bad = [c for c in checks if not c["correct"]]
-    head.add("checks", f"{len(checks)} awkward shapes x dtypes x chunkings, "
+    head.add("checks", f"{len(checks)} awkward shapes x dtypes x chunkings x transports, "
              + ("all bit-exact" if not bad else "WRONG at " + ", ".join(
-                 f"{'x'.join(map(str, c['shape']))} {c['dtype']} chunks {c['chunks']}" for c in bad)))
+                 f"{'x'.join(map(str, c['shape']))} {c['dtype']} chunks {c['chunks']} {c.get('transport', '')}".rstrip()
+                 for c in bad)))
     gpu = "nccl" in str(doc.get("backend"))
     plural = "" if n == 1 else "s"
     title = f"Distributed transpose on {n} " + (f"GPU{plural}" if gpu else f"CPU rank{plural}, gloo")

@@ -133,20 +133,34 @@ class Exchange:
         a, b = self.out_rows(k)
         return self.row_sizes[peer] * (b - a)
 
-    @cached_property
-    def _send_offsets(self) -> dict[tuple[int, int], int]:
+    def _layout(self, count) -> dict[tuple[int, int], int]:
+        """Offsets of the blocks count(peer, k) laid out chunk by chunk, peer by peer (not self)."""
         out, off = {}, 0
         for k in range(self.chunks):
             for j in range(self.world):
                 if j != self.rank:
                     out[k, j] = off
-                    off += self.send_count(j, k)
+                    off += count(j, k)
         return out
+
+    @cached_property
+    def _send_offsets(self) -> dict[tuple[int, int], int]:
+        return self._layout(self.send_count)
 
     def send_offset(self, peer: int, k: int) -> int:
         """Where the block for peer in chunk k starts in a send buffer laid out chunk by chunk,
         peer by peer (the block kept is not in it)."""
         return self._send_offsets[k, peer]
+
+    @cached_property
+    def _recv_offsets(self) -> dict[tuple[int, int], int]:
+        return self._layout(self.recv_count)
+
+    def recv_offset(self, peer: int, k: int) -> int:
+        """Where the block from peer in chunk k starts in a receive buffer laid out chunk by
+        chunk, peer by peer (peer's rows x this chunk's columns, transposed: (b - a) x rows of
+        peer); the block kept is not in it."""
+        return self._recv_offsets[k, peer]
 
     @property
     def send_elements(self) -> int:

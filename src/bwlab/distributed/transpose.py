@@ -1,18 +1,26 @@
 """bwlab.distributed.transpose(): the transpose of a matrix sharded by rows across the ranks of a
 torch.distributed process group, sharded by rows the same way (rule in sharding.py).
 
-Each rank packs one block per peer (the columns that peer will own, its own rows), the blocks
-cross the interconnect, and each rank transposes what it received into its result. The work is
-cut into chunks (sharding.Exchange): on CUDA, packing runs on one stream, the transfers of each
-chunk on the communicator's stream (NCCL, batched sends and receives), unpacking on a third, so
-chunk k+1 is packed while chunk k moves and chunk k-1 is unpacked. Packing and unpacking are
-bwlab.transpose launches (packing is its one-copy path: a block's transposed view); CPU
-tensors (gloo) take the same steps with torch's copies, one chunk after the other.
+Each rank's shard holds one block per peer (the columns that peer will own, its own rows). The
+work is cut into chunks (sharding.Exchange) so that the steps overlap. Two transports:
 
-Elements are moved as bits (integer views of the same size), so every dtype is exact.
+- p2p (every rank's GPU can reach every other's memory, one machine): each rank transposes
+  its blocks straight into the peers' receive buffers (torch symmetric memory, over NVLink),
+  on a high-priority stream and a capped grid; its own block goes straight into its result
+  meanwhile; after each chunk the ranks meet (a barrier on the GPU) and each copies what it
+  received into its result's columns with the copy engines. Bytes cross the link once and no
+  multiprocessor waits on NCCL.
+- nccl (anything else, or when asked): packing runs on one stream, the transfers of each chunk
+  on the communicator's stream (batched sends and receives), unpacking on a third, so chunk
+  k+1 is packed while chunk k moves and chunk k-1 is unpacked.
+
+The local steps are bwlab's own transpose kernels. CPU tensors (gloo) take the nccl steps with
+torch's copies, one chunk after the other. Elements are moved as bits (integer views of the
+same size), so every dtype is exact.
 """
 from __future__ import annotations
 
+import socket
 import zlib
 from typing import Optional
 
@@ -20,11 +28,18 @@ from .sharding import MAX_CHUNKS, Exchange, chunk_count, shard_sizes
 
 _streams: dict = {}   # CUDA device index -> (pack stream, unpack stream)
 _ready: dict = {}     # id(group) -> group, for groups whose NCCL communicator has been set up
+_p2p: dict = {}       # (id(group), device index) -> _Receive, or None where p2p cannot run
+
+TRANSPORTS = ("auto", "p2p", "nccl")
+LINK_BLOCKS_PER_SM = 1   # blocks of a launch that writes into a peer's memory, per multiprocessor:
+#                          the best of 1/4 to 3 and no cap in a sweep on two H200 (fewer leave the
+#                          link idle; no cap makes the local block and the copies wait)
 
 _INT = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
 
 
-def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Optional[int] = None):
+def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Optional[int] = None,
+              transport: str = "auto"):
     """The transpose of a row-sharded matrix, row-sharded the same way.
 
     Every rank of `group` (default: the whole world) calls it with its shard: the rows
@@ -40,6 +55,10 @@ def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Option
     chunks: how many chunks the exchange is cut into (default: about 64 MiB sent per rank and
     chunk, at most 64); the same on every rank. On one rank, chunks= runs the chunked exchange
     with nothing to send (a test of its local steps); without it, one local transpose.
+    transport: "auto" (p2p where every rank's GPU can reach every other's memory on one
+    machine, else nccl), "p2p" or "nccl"; the same on every rank. p2p keeps one receive buffer
+    per process group and GPU, as large as the largest exchange so far (release_buffers()
+    frees them).
     """
     import torch
     import torch.distributed as dist
@@ -52,9 +71,9 @@ def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Option
     if rank < 0:
         raise ValueError("this process is not a member of the group passed")
     backend = str(dist.get_backend(g)).lower()
-    problem = _local_problem(x_shard, backend, rows, chunks)
+    problem = _local_problem(x_shard, backend, rows, chunks, transport)
     if rows is None:
-        rows = _agree(x_shard, problem, backend, g, rank, world, chunks)
+        rows = _agree(x_shard, problem, backend, g, rank, world, chunks, transport)
     elif problem is not None:
         raise problem
     else:
@@ -69,7 +88,10 @@ def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Option
     direct = world == 1 and chunks is None   # one rank, no chunking asked for: one local transpose
     if x_shard.is_cuda:
         with torch.cuda.device(x_shard.device):
-            out = _cuda(bits, ex, g, direct)
+            if not direct and resolve_transport(transport, g) == "p2p":
+                out = _cuda_p2p(bits, ex, g)
+            else:
+                out = _cuda(bits, ex, g, direct)
     else:
         out = _cpu(bits, ex, g, direct)
     return out.view(x_shard.dtype)
@@ -77,7 +99,7 @@ def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Option
 
 # --- checks: locally, then (without rows=) against every other rank ----------------------------
 
-def _local_problem(x, backend: str, rows, chunks) -> Optional[Exception]:
+def _local_problem(x, backend: str, rows, chunks, transport) -> Optional[Exception]:
     """What is wrong with this rank's arguments, as the exception to raise (None: nothing)."""
     import torch
 
@@ -102,10 +124,14 @@ def _local_problem(x, backend: str, rows, chunks) -> Optional[Exception]:
     if chunks is not None and (not isinstance(chunks, int) or isinstance(chunks, bool)
                                or not 1 <= chunks <= MAX_CHUNKS):
         return ValueError(f"chunks must be an integer from 1 to {MAX_CHUNKS}, got {chunks!r}")
+    if transport not in TRANSPORTS:
+        return ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+    if transport == "p2p" and not x.is_cuda:
+        return ValueError("transport 'p2p' moves CUDA tensors; CPU tensors take gloo (transport 'auto' or 'nccl')")
     return None
 
 
-def _agree(x, problem, backend: str, g, rank: int, world: int, chunks) -> int:
+def _agree(x, problem, backend: str, g, rank: int, world: int, chunks, transport) -> int:
     """Every rank's shard shape, dtype and device kind, exchanged and checked the same way on
     every rank (so all raise together); the global row count."""
     import torch
@@ -116,9 +142,10 @@ def _agree(x, problem, backend: str, g, rank: int, world: int, chunks) -> int:
     else:
         dev = torch.device("cpu")
     if problem is None:
-        mine = [1, x.shape[0], x.shape[1], zlib.crc32(str(x.dtype).encode()), int(x.is_cuda), chunks or 0]
+        mine = [1, x.shape[0], x.shape[1], zlib.crc32(str(x.dtype).encode()), int(x.is_cuda), chunks or 0,
+                TRANSPORTS.index(transport)]
     else:
-        mine = [0, 0, 0, 0, 0, 0]
+        mine = [0] * 7
     t = torch.tensor(mine, dtype=torch.int64, device=dev)
     got = [torch.empty_like(t) for _ in range(world)]
     dist.all_gather(got, t, group=g)
@@ -130,9 +157,11 @@ def _agree(x, problem, backend: str, g, rank: int, world: int, chunks) -> int:
     bad = [p for p, v in enumerate(table) if not v[0]]
     if bad:
         raise ValueError(f"rank {bad[0]} refused its shard (its own error says why); nothing was exchanged")
-    for what, col in (("columns", 2), ("dtype", 3), ("device kind (CPU or CUDA)", 4), ("chunks", 5)):
+    for what, col in (("columns", 2), ("dtype", 3), ("device kind (CPU or CUDA)", 4), ("chunks", 5),
+                      ("transport", 6)):
         if len({v[col] for v in table}) > 1:
-            detail = ", ".join(str(v[col]) for v in table) if col in (2, 5) else ""
+            detail = ", ".join(str(v[col]) if col != 6 else TRANSPORTS[v[col]] for v in table) \
+                if col in (2, 5, 6) else ""
             raise ValueError(f"the shards disagree on {what}" + (f": {detail} by rank" if detail else "")
                              + "; every rank must pass the same")
     counts = [v[1] for v in table]
@@ -231,6 +260,146 @@ def _cuda(x, ex: Exchange, g, direct: bool):
                 local_transpose(block, out[a:b], stream=unpack_s)
     cur.wait_stream(pack_s)
     cur.wait_stream(unpack_s)
+    return out
+
+
+# --- CUDA, p2p: transposing writes into the peers' memory -------------------------------------
+
+class _Receive:
+    """This rank's receive buffer in a group's symmetric memory, and the peers' as pointers."""
+
+    def __init__(self, g, device, nbytes: int):
+        import torch
+        import torch.distributed._symmetric_memory as symm
+
+        self.nbytes = nbytes
+        self.buffer = symm.empty(max(nbytes, 16), dtype=torch.uint8, device=device)
+        self.handle = symm.rendezvous(self.buffer, group=g)
+        self.ptrs = [self.handle.get_buffer(q, (max(nbytes, 16),), torch.uint8, 0).data_ptr()
+                     for q in range(self.handle.world_size)]
+        # high priority: the link-bound writes get multiprocessors before the local work
+        self.write = torch.cuda.Stream(device, priority=-1)
+        self.copy = torch.cuda.Stream(device)
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+        self.link_blocks = max(1, round(LINK_BLOCKS_PER_SM * sms))
+
+
+def _p2p_possible(g, device) -> bool:
+    """Whether every rank of g drives a GPU of this machine that reaches every other's memory;
+    the same answer on every rank (each sees the whole table)."""
+    import torch
+    import torch.distributed as dist
+
+    try:
+        import torch.distributed._symmetric_memory  # noqa: F401
+    except ImportError:
+        return False
+    world = dist.get_world_size(g)
+    every = [None] * world
+    dist.all_gather_object(every, (socket.gethostname(), device.index), group=g)
+    hosts, gpus = {h for h, _ in every}, [i for _, i in every]
+    if len(hosts) > 1 or len(set(gpus)) < world or max(gpus) >= torch.cuda.device_count():
+        return False
+    return all(torch.cuda.can_device_access_peer(a, b) for a in gpus for b in gpus if a != b)
+
+
+def resolve_transport(transport: str, group=None) -> str:
+    """What `transport` means for CUDA tensors on this group: "p2p" or "nccl". The first call
+    per group and GPU asks every rank (a collective: every rank must call it)."""
+    import torch
+    import torch.distributed as dist
+
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+    if transport == "nccl":
+        return transport
+    g = group if group is not None else dist.group.WORLD
+    if "nccl" not in str(dist.get_backend(g)).lower():
+        if transport == "p2p":
+            raise ValueError("transport 'p2p' needs a process group on NCCL (CUDA tensors)")
+        return "nccl"
+    if dist.get_world_size(g) == 1:
+        return "p2p" if transport == "p2p" else "nccl"   # one rank: p2p runs its local steps alone
+    key = (id(g), torch.cuda.current_device())
+    if key not in _p2p:
+        _p2p[key] = "possible" if _p2p_possible(g, torch.device("cuda", key[1])) else None
+    if _p2p[key] is None and transport == "p2p":
+        raise ValueError("transport 'p2p' needs every rank's GPU on one machine, each reaching the others' memory "
+                         "(peer access); transport 'auto' falls back to NCCL")
+    return "p2p" if _p2p[key] is not None else "nccl"
+
+
+def _receive(g, device, nbytes: int) -> _Receive:
+    """The group's receive buffer of at least nbytes (every rank asks for the same size, so a
+    new one is made on every rank together)."""
+    import torch
+
+    key = (id(g), device.index)
+    have = _p2p.get(key)
+    if not isinstance(have, _Receive) or have.nbytes < nbytes:
+        if isinstance(have, _Receive):
+            torch.cuda.synchronize(device)   # nothing may still read or write the old one
+        _p2p[key] = None
+        try:
+            _p2p[key] = _Receive(g, device, nbytes)
+        except Exception as exc:
+            raise RuntimeError(f"bwlab.distributed.transpose: symmetric memory for the p2p transport failed "
+                               f"({type(exc).__name__}: {exc}); pass transport='nccl'") from exc
+    return _p2p[key]
+
+
+def release_buffers() -> None:
+    """Free the p2p transport's receive buffers (every rank together: it synchronizes its GPUs)."""
+    import torch
+
+    for key, v in list(_p2p.items()):
+        if isinstance(v, _Receive):
+            torch.cuda.synchronize(v.buffer.device)
+            _p2p[key] = "possible"
+
+
+def _cuda_p2p(x, ex: Exchange, g):
+    import cupy
+    import torch
+
+    from ..workloads.transpose.pitched import transpose_pitched
+
+    R, E, me, dev = ex.rows, x.element_size(), ex.rank, x.device
+    views = [ex if q == me else Exchange(ex.rows, ex.cols, ex.world, q, ex.chunks) for q in range(ex.world)]
+    box = _receive(g, dev, max(v.recv_elements for v in views) * E)
+    out = torch.empty(ex.out_shape, dtype=x.dtype, device=dev)
+    if x.numel() and x.stride(1) != 1:
+        x = x.contiguous()   # the kernels read rows of unit stride
+    r_me, ldi, xp, op = x.shape[0], x.stride(0), x.data_ptr(), out.data_ptr()
+    cur = torch.cuda.current_stream(dev)
+    box.write.wait_stream(cur)
+    box.write.wait_stream(box.copy)   # this rank's copies out of its buffer, from the last call
+    box.copy.wait_stream(cur)
+    with torch.cuda.stream(box.write):
+        box.handle.barrier(0)          # ... and every other rank's: the buffers may be written
+    c0 = ex.col_offsets[me]
+    transpose_pitched(xp + c0 * E, ldi, op + ex.row_offsets[me] * E, R, r_me, ex.col_sizes[me], E, dev.index,
+                      box.copy.cuda_stream)   # the block kept, into its columns of the result
+    rt = cupy.cuda.runtime
+    for k in range(ex.chunks):
+        for q in _peers(ex)[1:]:
+            a, b = ex.cols_of(q, k)
+            if r_me and b > a:
+                dst = box.ptrs[q] + views[q].recv_offset(me, k) * E
+                transpose_pitched(xp + a * E, ldi, dst, r_me, r_me, b - a, E, dev.index, box.write.cuda_stream,
+                                  box.link_blocks)
+        with torch.cuda.stream(box.write):
+            box.handle.barrier(0)      # every rank's chunk k has landed
+        box.copy.wait_event(box.write.record_event())
+        a, b = ex.out_rows(k)
+        for p in _peers(ex)[1:]:
+            r_p = ex.row_sizes[p]
+            if r_p and b > a:
+                src = box.ptrs[me] + ex.recv_offset(p, k) * E
+                rt.memcpy2DAsync(op + (a * R + ex.row_offsets[p]) * E, R * E, src, r_p * E, r_p * E, b - a,
+                                 rt.memcpyDeviceToDevice, box.copy.cuda_stream)
+    cur.wait_stream(box.write)
+    cur.wait_stream(box.copy)
     return out
 
 

@@ -20,6 +20,7 @@ ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR
 SCALAR = KERNELS_DIR / "scalar.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
+PITCHED = KERNELS_DIR / "pitched.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
 SKINNY_MAX = 16         # a side this short takes the skinny kernels (a tile would idle its threads)
@@ -255,7 +256,17 @@ def expressions() -> dict[Path, list[str]]:
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
             SKINNYTILE: [skinnytile_expression(e, t) for e in ITEMSIZES for t in (True, False)],
-            STRIDED: [strided_expression(e) for e in ITEMSIZES], ROWS: ["copyRows"]}
+            STRIDED: [strided_expression(e) for e in ITEMSIZES], ROWS: ["copyRows"],
+            PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
+
+
+def pitched_tile(itemsize: int, vec: bool) -> tuple[int, int, int]:
+    """The pitched transpose's tile: tileAny's default, or tileScalar's element-by-element one."""
+    return DEFAULT_PLAN[itemsize] if vec else SCALAR_CANDIDATES[itemsize][0]
+
+
+def pitched_expression(itemsize: int, vec: bool) -> str:
+    return tile_expression(itemsize, pitched_tile(itemsize, vec), "pitchedVec" if vec else "pitchedScalar")
 
 
 def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: bool = True,
