@@ -48,3 +48,25 @@ def test_one_rank_and_no_group():
             bd.resolve_transport("p2p")
     finally:
         dist.destroy_process_group()
+
+
+def test_transport_choice(monkeypatch):
+    """auto takes p2p where every GPU reaches every other's, else nccl; p2p asked for where it
+    cannot run is refused (the NCCL group and the peer-access table are stand-ins here)."""
+    import sys
+
+    import torch.distributed as dist
+
+    t = sys.modules["bwlab.distributed.transpose"]
+    monkeypatch.setattr(dist, "get_backend", lambda g: "nccl")
+    monkeypatch.setattr(dist, "get_world_size", lambda g: 2)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(t, "_p2p", {})
+    monkeypatch.setattr(t, "_groups", {})
+    reach, far = object(), object()
+    monkeypatch.setattr(t, "_p2p_possible", lambda g, d: g is reach)
+    assert t.resolve_transport("auto", reach) == t.resolve_transport("p2p", reach) == "p2p"
+    assert t.resolve_transport("auto", far) == t.resolve_transport("nccl", far) == "nccl"
+    with pytest.raises(ValueError, match="transport 'p2p' needs every rank's GPU on one machine"):
+        t.resolve_transport("p2p", far)
+    assert set(t._groups.values()) == {reach, far}   # kept alive: no later group takes their ids

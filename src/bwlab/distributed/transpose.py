@@ -28,7 +28,8 @@ from .sharding import MAX_CHUNKS, Exchange, chunk_count, shard_sizes
 
 _streams: dict = {}   # CUDA device index -> (pack stream, unpack stream)
 _ready: dict = {}     # id(group) -> group, for groups whose NCCL communicator has been set up
-_p2p: dict = {}       # (id(group), device index) -> _Receive, or None where p2p cannot run
+_p2p: dict = {}       # (id(group), device index) -> _Receive, "possible", or None where p2p cannot run
+_groups: dict = {}    # id(group) -> group for the keys of _p2p: kept alive, so no later group takes its id
 
 TRANSPORTS = ("auto", "p2p", "nccl")
 LINK_BLOCKS_PER_SM = 1   # blocks of a launch that writes into a peer's memory, per multiprocessor:
@@ -322,6 +323,7 @@ def resolve_transport(transport: str, group=None) -> str:
         return "p2p" if transport == "p2p" else "nccl"   # one rank: p2p runs its local steps alone
     key = (id(g), torch.cuda.current_device())
     if key not in _p2p:
+        _groups[id(g)] = g
         _p2p[key] = "possible" if _p2p_possible(g, torch.device("cuda", key[1])) else None
     if _p2p[key] is None and transport == "p2p":
         raise ValueError("transport 'p2p' needs every rank's GPU on one machine, each reaching the others' memory "
