@@ -102,38 +102,41 @@ def simulate(R, C, world, chunks, rng):
     simulate_p2p(full, ex)
 
 
+def _pitched(src, s0, ldi, dst, d0, ldo, rows, cols):
+    """What transpose_pitched does, on flat arrays: dst[d0 + j * ldo + i] = src[s0 + i * ldi + j]."""
+    for i in range(rows):
+        dst[d0 + np.arange(cols) * ldo + i] = src[s0 + i * ldi + np.arange(cols)]
+
+
 def simulate_p2p(full, ex):
-    """The p2p transport: each sender writes block (p -> q, chunk k) transposed into q's receive
-    buffer at q's recv_offset(p, k); q keeps its own block and copies the rest into its columns."""
+    """The p2p transport as _cuda_p2p runs it, on flat arrays with its offsets and pitches: each
+    rank's own block into its result (pitch R), then per chunk its p2p_writes into the peers'
+    receive buffers and each rank's p2p_places from its buffer into its result."""
+    R, C = full.shape
     world = len(ex)
-    shards = [shard_of(full, world, p) for p in range(world)]
-    bufs = [np.full(e.recv_elements, -1) for e in ex]
-    filled = [np.zeros(e.recv_elements, dtype=int) for e in ex]
+    shards = [np.ascontiguousarray(shard_of(full, world, p)).reshape(-1) for p in range(world)]
+    size = max(v.recv_elements for v in ex[0].views)
+    assert all(e.views[q].recv_elements == ex[q].recv_elements for e in ex for q in range(world))
+    bufs = [np.full(size, -1) for _ in ex]
+    written = [np.zeros(size, dtype=int) for _ in ex]
+    outs = [np.full(e.out_shape[0] * R, -1) for e in ex]
     for p, e in enumerate(ex):
-        for k in range(e.chunks):
-            for q in range(world):
-                a, b = e.cols_of(q, k)
-                if q == p or a == b:
-                    continue
-                off, n = ex[q].recv_offset(p, k), ex[q].recv_count(p, k)
-                assert n == e.send_count(q, k)
-                bufs[q][off:off + n] = shards[p][:, a:b].T.reshape(-1)
-                filled[q][off:off + n] += 1
-    assert all((f == 1).all() for f in filled), "receive blocks tile each buffer exactly once"
-    outs = []
+        _pitched(shards[p], e.col_offsets[p], C, outs[p], e.row_offsets[p], R, e.row_sizes[p], e.col_sizes[p])
+    for k in range(ex[0].chunks):
+        for p, e in enumerate(ex):
+            for w in e.p2p_writes(k):
+                assert w.peer != p and w.rows == e.row_sizes[p]
+                _pitched(shards[p], w.col, C, bufs[w.peer], w.offset, w.rows, w.rows, w.cols)
+                written[w.peer][w.offset:w.offset + w.rows * w.cols] += 1
+        for q, e in enumerate(ex):
+            for c in e.p2p_places(k):
+                for h in range(c.height):
+                    at = (c.row + h) * R + c.col
+                    outs[q][at:at + c.width] = bufs[q][c.offset + h * c.width:c.offset + (h + 1) * c.width]
     for q, e in enumerate(ex):
-        out = np.full(e.out_shape, -1)
-        r0, r1 = e.row_offsets[q], e.row_offsets[q + 1]
-        c0 = e.col_offsets[q]
-        out[:, r0:r1] = shards[q][:, c0:c0 + e.out_shape[0]].T
-        for k in range(e.chunks):
-            a, b = e.out_rows(k)
-            for p in range(world):
-                if p != q and b > a:
-                    off, rp, at = e.recv_offset(p, k), e.row_sizes[p], e.row_offsets[p]
-                    out[a:b, at:at + rp] = bufs[q][off:off + rp * (b - a)].reshape(b - a, rp)
-        outs.append(out)
-    assert np.array_equal(np.concatenate(outs).reshape(full.T.shape), full.T)
+        n = e.recv_elements
+        assert (written[q][:n] == 1).all() and not written[q][n:].any(), "receive blocks tile each buffer once"
+    assert np.array_equal(np.concatenate(outs).reshape(C, R), full.T)
 
 
 @pytest.mark.parametrize("world", range(1, 9))

@@ -70,3 +70,8 @@ def test_transport_choice(monkeypatch):
     with pytest.raises(ValueError, match="transport 'p2p' needs every rank's GPU on one machine"):
         t.resolve_transport("p2p", far)
     assert set(t._groups.values()) == {reach, far}   # kept alive: no later group takes their ids
+    # result rows past the copy engines' largest pitch: auto takes nccl, p2p asked for is refused
+    assert t._transport_for("auto", reach, 1000, 4) == "p2p"
+    assert t._transport_for("auto", reach, 2**28, 8) == "nccl"
+    with pytest.raises(ValueError, match="rows of the result of at most"):
+        t._transport_for("p2p", reach, 2**28, 8)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 CHUNK_BYTES = 64 << 20   # the most bytes one rank sends in one chunk, by default
 MAX_CHUNKS = 64
@@ -69,6 +70,26 @@ def chunk_count(rows: int, cols: int, world: int, itemsize: int, chunk_bytes: in
     rs, cs = shard_sizes(rows, world), shard_sizes(cols, world)
     most = max(r * (cols - c) for r, c in zip(rs, cs)) * itemsize
     return max(1, min(MAX_CHUNKS, -(-most // chunk_bytes), max(cs)))
+
+
+class Write(NamedTuple):
+    """p2p: this rank's block for `peer`, input columns [col, col + cols) of its rows x rows,
+    transposed into peer's receive buffer at `offset` (elements), rows elements a row."""
+    peer: int
+    col: int
+    rows: int
+    cols: int
+    offset: int
+
+
+class Place(NamedTuple):
+    """p2p: a received block, height x width at `offset` (elements) of this rank's receive
+    buffer, copied into its result at row `row`, column `col`."""
+    offset: int
+    row: int
+    col: int
+    width: int
+    height: int
 
 
 @dataclass(frozen=True)
@@ -161,6 +182,31 @@ class Exchange:
         chunk, peer by peer (peer's rows x this chunk's columns, transposed: (b - a) x rows of
         peer); the block kept is not in it."""
         return self._recv_offsets[k, peer]
+
+    def peers(self) -> list[int]:
+        """The other ranks, the next one first (so that ranks do not all start with the same)."""
+        return [(self.rank + s) % self.world for s in range(1, self.world)]
+
+    @cached_property
+    def views(self) -> list["Exchange"]:
+        """Every rank's Exchange of the same matrix (this one at its own rank)."""
+        return [self if q == self.rank else Exchange(self.rows, self.cols, self.world, q, self.chunks)
+                for q in range(self.world)]
+
+    def p2p_writes(self, k: int) -> list[Write]:
+        """The p2p transport's writes of chunk k into the peers' receive buffers (empty blocks left out)."""
+        out = []
+        for q in self.peers():
+            a, b = self.cols_of(q, k)
+            if self.row_sizes[self.rank] and b > a:
+                out.append(Write(q, a, self.row_sizes[self.rank], b - a, self.views[q].recv_offset(self.rank, k)))
+        return out
+
+    def p2p_places(self, k: int) -> list[Place]:
+        """The p2p transport's copies of chunk k from this rank's receive buffer into its result."""
+        a, b = self.out_rows(k)
+        return [Place(self.recv_offset(p, k), a, self.row_offsets[p], self.row_sizes[p], b - a)
+                for p in self.peers() if self.row_sizes[p] and b > a]
 
     @property
     def send_elements(self) -> int:

@@ -32,6 +32,7 @@ _p2p: dict = {}       # (id(group), device index) -> _Receive, "possible", or No
 _groups: dict = {}    # id(group) -> group for the keys of _p2p: kept alive, so no later group takes its id
 
 TRANSPORTS = ("auto", "p2p", "nccl")
+MAX_PITCH = 2**31 - 1    # bytes: the largest row pitch of cudaMemcpy2D (cudaDevAttrMaxPitch)
 LINK_BLOCKS_PER_SM = 1   # blocks of a launch that writes into a peer's memory, per multiprocessor:
 #                          the best of 1/4 to 3 and no cap in a sweep on two H200 (fewer leave the
 #                          link idle; no cap makes the local block and the copies wait)
@@ -89,7 +90,7 @@ def transpose(x_shard, *, group=None, rows: Optional[int] = None, chunks: Option
     direct = world == 1 and chunks is None   # one rank, no chunking asked for: one local transpose
     if x_shard.is_cuda:
         with torch.cuda.device(x_shard.device):
-            if not direct and resolve_transport(transport, g) == "p2p":
+            if not direct and _transport_for(transport, g, rows, x_shard.element_size()) == "p2p":
                 out = _cuda_p2p(bits, ex, g)
             else:
                 out = _cuda(bits, ex, g, direct)
@@ -182,8 +183,8 @@ def _bits(t):
 
 
 def _peers(ex: Exchange) -> list[int]:
-    """Peers in the order blocks are packed and posted: the next rank first, so that ranks do
-    not all start with the same one."""
+    """Ranks in the order blocks are packed and posted: this one, then the next ones, so that
+    ranks do not all start with the same peer."""
     return [(ex.rank + s) % ex.world for s in range(ex.world)]
 
 
@@ -285,6 +286,18 @@ class _Receive:
         self.link_blocks = max(1, round(LINK_BLOCKS_PER_SM * sms))
 
 
+def _transport_for(transport: str, g, rows: int, itemsize: int) -> str:
+    """The transport of one call: p2p places received blocks with copies whose destination pitch
+    (a result row, rows x itemsize bytes) the copy engines take up to MAX_PITCH bytes."""
+    way = resolve_transport(transport, g)
+    if way == "p2p" and rows * itemsize > MAX_PITCH:
+        if transport == "p2p":
+            raise ValueError(f"transport 'p2p' places rows of the result of at most {MAX_PITCH} bytes; these have "
+                             f"{rows} x {itemsize}: use transport 'nccl' (or 'auto')")
+        return "nccl"
+    return way
+
+
 def _p2p_possible(g, device) -> bool:
     """Whether every rank of g drives a GPU of this machine that reaches every other's memory;
     the same answer on every rank (each sees the whole table)."""
@@ -293,13 +306,15 @@ def _p2p_possible(g, device) -> bool:
 
     try:
         import torch.distributed._symmetric_memory  # noqa: F401
+        symm = True
     except ImportError:
-        return False
+        symm = False
     world = dist.get_world_size(g)
     every = [None] * world
-    dist.all_gather_object(every, (socket.gethostname(), device.index), group=g)
-    hosts, gpus = {h for h, _ in every}, [i for _, i in every]
-    if len(hosts) > 1 or len(set(gpus)) < world or max(gpus) >= torch.cuda.device_count():
+    dist.all_gather_object(every, (socket.gethostname(), device.index, symm), group=g)
+    hosts, gpus = {h for h, _, _ in every}, [i for _, i, _ in every]
+    if not all(s for _, _, s in every) or len(hosts) > 1 or len(set(gpus)) < world \
+            or max(gpus) >= torch.cuda.device_count():
         return False
     return all(torch.cuda.can_device_access_peer(a, b) for a in gpus for b in gpus if a != b)
 
@@ -341,7 +356,7 @@ def _receive(g, device, nbytes: int) -> _Receive:
     if not isinstance(have, _Receive) or have.nbytes < nbytes:
         if isinstance(have, _Receive):
             torch.cuda.synchronize(device)   # nothing may still read or write the old one
-        _p2p[key] = None
+        _p2p[key] = have = None              # the old buffer goes before the new one is made
         try:
             _p2p[key] = _Receive(g, device, nbytes)
         except Exception as exc:
@@ -367,8 +382,7 @@ def _cuda_p2p(x, ex: Exchange, g):
     from ..workloads.transpose.pitched import transpose_pitched
 
     R, E, me, dev = ex.rows, x.element_size(), ex.rank, x.device
-    views = [ex if q == me else Exchange(ex.rows, ex.cols, ex.world, q, ex.chunks) for q in range(ex.world)]
-    box = _receive(g, dev, max(v.recv_elements for v in views) * E)
+    box = _receive(g, dev, max(v.recv_elements for v in ex.views) * E)
     out = torch.empty(ex.out_shape, dtype=x.dtype, device=dev)
     if x.numel() and x.stride(1) != 1:
         x = x.contiguous()   # the kernels read rows of unit stride
@@ -384,22 +398,15 @@ def _cuda_p2p(x, ex: Exchange, g):
                       box.copy.cuda_stream)   # the block kept, into its columns of the result
     rt = cupy.cuda.runtime
     for k in range(ex.chunks):
-        for q in _peers(ex)[1:]:
-            a, b = ex.cols_of(q, k)
-            if r_me and b > a:
-                dst = box.ptrs[q] + views[q].recv_offset(me, k) * E
-                transpose_pitched(xp + a * E, ldi, dst, r_me, r_me, b - a, E, dev.index, box.write.cuda_stream,
-                                  box.link_blocks)
+        for w in ex.p2p_writes(k):
+            transpose_pitched(xp + w.col * E, ldi, box.ptrs[w.peer] + w.offset * E, w.rows, w.rows, w.cols, E,
+                              dev.index, box.write.cuda_stream, box.link_blocks)
         with torch.cuda.stream(box.write):
             box.handle.barrier(0)      # every rank's chunk k has landed
         box.copy.wait_event(box.write.record_event())
-        a, b = ex.out_rows(k)
-        for p in _peers(ex)[1:]:
-            r_p = ex.row_sizes[p]
-            if r_p and b > a:
-                src = box.ptrs[me] + ex.recv_offset(p, k) * E
-                rt.memcpy2DAsync(op + (a * R + ex.row_offsets[p]) * E, R * E, src, r_p * E, r_p * E, b - a,
-                                 rt.memcpyDeviceToDevice, box.copy.cuda_stream)
+        for c in ex.p2p_places(k):
+            rt.memcpy2DAsync(op + (c.row * R + c.col) * E, R * E, box.ptrs[me] + c.offset * E, c.width * E,
+                             c.width * E, c.height, rt.memcpyDeviceToDevice, box.copy.cuda_stream)
     cur.wait_stream(box.write)
     cur.wait_stream(box.copy)
     return out
