@@ -214,7 +214,7 @@ def check_all(s: Session, dtypes, seed: int, chunk_counts, log: Log, ways=("nccl
                     log(f"check {R}x{C} {_dtype_name(dtype)} {way}")
                     ex = Exchange(R, C, s.world, s.rank, kk or chunk_count(R, C, s.world, 1))
                     x = shard_data(ex, dtype, seed, s.device)
-                    got = transpose(x, rows=R, chunks=kk, transport=way if s.device.type == "cuda" else "auto")
+                    got = transpose(x, rows=R, chunks=kk, transport=way)
                     ok = same_bits(got, expected(ex, dtype, seed, s.device))
                     rows.append({"shape": [R, C], "dtype": _dtype_name(dtype), "chunks": ex.chunks, "transport": way,
                                  "correct": ok})
@@ -248,14 +248,13 @@ def bench_case(s: Session, R: int, C: int, dtype, seed: int, peers, chunk_counts
         notes.append("shard under 4x L2: partly cache-resident")
     methods: list[tuple[str, Optional[int], Callable]] = []
     for way in ways:
-        how = way if s.device.type == "cuda" else "auto"
         if chunk_counts:
             for k in dict.fromkeys(chunk_counts):
                 methods.append((f"bwlab {way} chunks={k}", k,
-                                lambda k=k, how=how: transpose(x, rows=R, chunks=k, transport=how)))
+                                lambda k=k, way=way: transpose(x, rows=R, chunks=k, transport=way)))
         else:
             methods.append((f"bwlab {way}", default_k if s.world > 1 else None,
-                            lambda how=how: transpose(x, rows=R, transport=how)))
+                            lambda way=way: transpose(x, rows=R, transport=way)))
     if "torch" in peers:
         methods.append(("torch ops", None, lambda: torch_ops(x, ex)))
     records = []
