@@ -75,7 +75,7 @@ def bench_tables(doc: dict) -> list[TableData]:
     head.add("versions", ", ".join(f"{k} {env[k]}" for k in ("torch", "nccl", "cupy") if env.get(k)) or "-")
     checks = doc.get("checks") or []
     bad = [c for c in checks if not c["correct"]]
-    head.add("checks", f"{len(checks)} awkward shapes x dtypes x chunkings x transports, "
+    head.add("checks", f"{len(checks)} awkward cases (shape, dtype, chunks, way), "
              + ("all bit-exact" if not bad else "WRONG at " + ", ".join(
                  f"{'x'.join(map(str, c['shape']))} {c['dtype']} chunks {c['chunks']} {c.get('transport', '')}".rstrip()
                  for c in bad)))
