@@ -1,10 +1,11 @@
 """A NumPy model of skinnyTile (kernels/skinnytile.cu): every block, warp and lane, every
 global and shared access, written after the CUDA source line by line.
 
-run(E, S, n, tall) simulates the whole launch on byte ids (input byte i holds id i) and returns
-the output bytes' ids, how often each output byte was written, and every warp-wide shared
-access (for the bank model). The geometry (rlog, pitch, blocks) comes from plans.py, as the
-launch takes it.
+run(E, S, n, tall, words) simulates the whole launch on byte ids (input byte i holds id i) and
+returns the output bytes' ids, how often each output byte was written, and every warp-wide
+shared access (for the bank model); words=True models skinnyWords, the same file's kernel for
+1- and 2-byte elements that moves a bundle of 4/E rows per shared word. The geometry (rlog,
+pitch, blocks) comes from plans.py, as the launch takes it.
 """
 from __future__ import annotations
 
@@ -63,13 +64,14 @@ def _record(res: Result, what: str, addrs: np.ndarray, active: np.ndarray, size:
             res.accesses.append(Access(what, np.where(active[sl], addrs[sl], -1), size))
 
 
-def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
+def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = False) -> Result:
     ve, unit = 16 // E, max(E, 4)
     upv = 16 // unit
-    rlog, gp, smem = plans.skinnytile_geometry(E, S, tall)
-    R, V = 1 << rlog, 32 << rlog
+    rlog, gp, smem = plans.skinnytile_geometry(E, S, tall, words)
+    R, V = 1 << rlog, plans.skinnytile_vectors(rlog, words)
     pad, se = gp - 16 * S, S * E
-    blocks = plans.skinnytile_tiles(E, S, n, tall)
+    blocks = plans.skinnytile_tiles(E, S, n, tall, words)
+    loads = LOADS - 1 if words else LOADS
     rowbytes, nbytes = n * E, n * S * E
     ids_in = np.arange(nbytes, dtype=np.int64)
     res = Result(np.full(nbytes, UNSET, np.int64), np.zeros(nbytes, np.int64))
@@ -99,13 +101,14 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
 
         if tall:
             vals = []
-            for i in range(LOADS):
+            for i in range(loads):
                 c = tid + i * THREADS
                 gi = cbase + c
                 ok = c < nc
                 v = _load16(ids_in, gi, ok & (gi >= 0))
                 vals.append(v)
-            for i in range(LOADS):
+            assert nc <= loads * THREADS, "one batch of loads covers the tile"
+            for i in range(loads):
                 c = tid + i * THREADS
                 ok = c < nc
                 assert ((c // S == g) & (c % S == s))[ok].all(), "the stepped (group, index) is c divmod S"
@@ -121,7 +124,9 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
                 wrap = s >= S
                 s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
             # every group of the tile written once: the row side reads no stale byte
-            for q0 in range(0, S * R, THREADS // 32):
+            if words:
+                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record)
+            for q0 in range(0, 0 if words else S * R, THREADS // 32):
                 q = q0 + warp
                 ok = q < S * R
                 row, u = q >> rlog, ((q & (R - 1)) << 5) + lane
@@ -137,7 +142,9 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
                         _record(res, "row load", a, ok, E)
                 _store16_clipped(res, vi, x, rs, rs + rowbytes, ok)
         else:
-            tasks = S * R
+            if words:
+                _words_wide(res, put, ids_in, E, S, R, rlog, V, gp, t, rowbytes, record)
+            tasks = 0 if words else S * R
             for i in range(LOADS - 1):
                 q = warp + i * (THREADS // 32)
                 ok = q < tasks
@@ -154,7 +161,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
                         _record(res, "row store", a, act, E)
             xrs = tid * rowbytes
             xd = (xrs & 15) // E
-            extra = (tid < S) & (xd > 0)
+            extra = (tid < S) & (xd > 0) & (not words)
             xv = _load16(ids_in, (xrs >> 4) + t * V + V, extra)
             for k in range(ve - 1):  # element xd-1-k of each row, at the same offset in the group
                 act = extra & (k < xd)
@@ -187,6 +194,89 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True) -> Result:
                 s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
         assert sm_writes.max() <= 1, "two threads write one shared byte"
     return res
+
+
+def _bundle(E: int, w: list) -> list:
+    """words_to_rows: Q = 4/E rows of 16 ids per lane from 16/E words of 4 (word i: position i
+    of each row of the bundle)."""
+    q, ve = 4 // E, 16 // E
+    y = [np.full((THREADS, 16), UNSET, np.int64) for _ in range(q)]
+    for i in range(ve):
+        for r in range(q):
+            y[r][:, i * E:(i + 1) * E] = w[i][:, r * E:(r + 1) * E]
+    return y
+
+
+def _unbundle(E: int, y: list) -> list:
+    """rows_to_words: the inverse of _bundle."""
+    q, ve = 4 // E, 16 // E
+    w = [np.full((THREADS, 4), UNSET, np.int64) for _ in range(ve)]
+    for i in range(ve):
+        for r in range(q):
+            w[i][:, r * E:(r + 1) * E] = y[r][:, i * E:(i + 1) * E]
+    return w
+
+
+def _from_lane(v: np.ndarray, delta: int) -> np.ndarray:
+    """shfl(v, (lane + delta) & 31) within each warp."""
+    lanes = np.arange(THREADS)
+    return v[(lanes & ~31) | ((lanes + delta) & 31)]
+
+
+def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record):
+    """skinnyWords TALL, row side: lane's group G = 31k + lane, 16/E word loads, bundle transposed,
+    realigned from lane - 1's vectors, lanes > 0 store vector G - 1 of each row."""
+    q_, ve, se = 4 // E, 16 // E, S * E
+    tid = np.arange(THREADS)
+    lane, warp = tid & 31, tid >> 5
+    tasks = (S // q_) << rlog
+    for q0 in range(0, tasks, THREADS // 32):
+        q = q0 + warp
+        ok = q < tasks
+        b, G = q >> rlog, 31 * (q & (R - 1)) + lane
+        w = []
+        for i in range(ve):
+            a = G * gp + 4 * b + i * se
+            w.append(get(a, ok, 4))
+            if record:
+                _record(res, "row load", a, ok, 4)
+        y = _bundle(E, w)
+        for r in range(q_):
+            rs = (q_ * b + r) * rowbytes
+            m = rs & 15
+            prev = _from_lane(y[r], -1)
+            cat = np.concatenate([prev, y[r]], axis=1)
+            idx = (16 - m)[:, None] + np.arange(16)[None, :]
+            x = np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), y[r])
+            _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0))
+
+
+def _words_wide(res, put, ids_in, E, S, R, rlog, V, gp, t, rowbytes, record):
+    """skinnyWords WIDE, row side: lane loads vector 31k + lane of each row of the bundle,
+    realigns it with lane + 1's, transposes the bundle, lanes < 31 store group 31k + lane."""
+    q_, ve, se = 4 // E, 16 // E, S * E
+    tid = np.arange(THREADS)
+    lane, warp = tid & 31, tid >> 5
+    tasks = (S // q_) << rlog
+    assert tasks <= 2 * E * (THREADS // 32), "TPW tasks per warp cover the tile"
+    for i in range(2 * E):
+        q = warp + i * (THREADS // 32)
+        ok = q < tasks
+        b, G = q >> rlog, 31 * (q & (R - 1)) + lane
+        y = []
+        for r in range(q_):
+            rs = (q_ * b + r) * rowbytes
+            v = _load16(ids_in, (rs >> 4) + t * V + G, ok)
+            m = rs & 15
+            cat = np.concatenate([v, _from_lane(v, 1)], axis=1)
+            idx = m[:, None] + np.arange(16)[None, :]
+            y.append(np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), v))
+        w = _unbundle(E, y)
+        for k in range(ve):
+            a = G * gp + 4 * b + k * se
+            put(a, w[k], ok & (lane < 31), 4)
+            if record:
+                _record(res, "row store", a, ok & (lane < 31), 4)
 
 
 def expected(E: int, S: int, n: int, tall: bool) -> np.ndarray:

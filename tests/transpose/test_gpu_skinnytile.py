@@ -1,7 +1,8 @@
-"""skinnyTile (kernels/skinnytile.cu) on the GPU, bit-exact against NumPy with the output
-poisoned first: every short side 1..64, tall and wide, every element size, long sides with rows
-misaligned (n prime, n*E % 16 != 0), aligned, tiny and spanning several tiles; the dispatcher's
-choices through bwlab.transpose; and arrays of more than 2^31 elements."""
+"""skinnyTile and skinnyWords (kernels/skinnytile.cu) on the GPU, bit-exact against NumPy with
+the output poisoned first: every short side 1..64 (skinnyWords: every one filling 4-byte words),
+tall and wide, every element size, long sides with rows misaligned (n prime, n*E % 16 != 0),
+aligned, tiny and spanning several tiles; the dispatcher's choices through bwlab.transpose; and
+arrays of more than 2^31 elements."""
 import numpy as np
 import pytest
 
@@ -15,23 +16,27 @@ pytestmark = pytest.mark.gpu
 DT = {1: "u1", 2: "u2", 4: "u4", 8: "u8", 16: "c16"}
 
 
-def _longs(e: int, s: int) -> tuple[int, ...]:
-    w = (32 << dispatch.skinnytile_geometry(e, s, True)[0]) * (16 // e)  # positions per tile
+def _longs(e: int, s: int, words: bool = False) -> tuple[int, ...]:
+    rlog = dispatch.skinnytile_geometry(e, s, True, words)[0]
+    w = dispatch.skinnytile_vectors(rlog, words) * (16 // e)  # positions per tile
     return (5, 1009, 1024, 3 * w + 7)  # tiny, prime, aligned rows, three tiles and a bit
 
 
 @pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
-@pytest.mark.parametrize("e", dispatch.ITEMSIZES)
-def test_every_short_side_forced(e, tall):
+@pytest.mark.parametrize("e, words", [(e, False) for e in dispatch.ITEMSIZES] + [(1, True), (2, True)],
+                         ids=lambda v: str(v))
+def test_every_short_side_forced(e, words, tall):
     import cupy
 
     from bwlab.workloads.transpose.calls import launch
 
     stream = cupy.cuda.get_current_stream().ptr
     choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE,
-                             dispatch.skinnytile_expression(e, tall), dispatch.SKINNYTILE_THREADS)
+                             dispatch.skinnytile_expression(e, tall, words), dispatch.SKINNYTILE_THREADS)
     for s in range(1, 65):
-        for n in _longs(e, s):
+        if words and not dispatch.skinnytile_words(e, s):
+            continue
+        for n in _longs(e, s, words):
             rows, cols = (n, s) if tall else (s, n)
             host = verify.random_host((rows, cols), DT[e], seed=s * 7919 + n)
             x = cupy.asarray(host)
@@ -80,17 +85,25 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
     assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinny<4,3,true,")  # kept: as fast
     assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
+    assert explain(cupy.empty((16_777_217, 16), cupy.uint8)).startswith("skinnyWords<1,true>")
+    assert explain(cupy.empty((33, 1_000_003), cupy.float16)).startswith("skinnyTile<2,false>")
+    assert explain(cupy.empty((34, 1_000_003), cupy.float16)).startswith("skinnyWords<2,false>")
+    assert explain(cupy.empty((4, 10_000_000), cupy.uint8)).startswith("skinnyWords<1,false>")  # aligned
+    assert explain(cupy.empty((3, 10_000_000), cupy.uint8)).startswith("skinny<1,3,false,")  # kept
+    assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true>")  # as fast
 
 
-@pytest.mark.parametrize("shape", [(130_000_007, 17), (33, 66_000_001)], ids=["tall-u8-17", "wide-u8-33"])
-def test_over_2_31_elements(shape):
+@pytest.mark.parametrize("shape, kernel", [((130_000_007, 17), "skinnyTile"), ((33, 66_000_001), "skinnyTile"),
+                                           ((134_217_731, 16), "skinnyWords"), ((32, 67_108_867), "skinnyWords")],
+                         ids=["tall-u8-17", "wide-u8-33", "tall-u8-16-words", "wide-u8-32-words"])
+def test_over_2_31_elements(shape, kernel):
     import cupy
 
     from bwlab import explain_transpose as explain
 
     x = cupy.empty(shape, cupy.uint8)
     verify.fill_random_bits(x, seed=5)
-    assert x.size > 2**31 and explain(x).startswith("skinnyTile<1,")
+    assert x.size > 2**31 and explain(x).startswith(kernel + "<1,")
     out = cupy.empty(shape[::-1], cupy.uint8)
     verify.poison(out)
     bwlab.transpose(x, out)

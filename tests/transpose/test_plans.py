@@ -25,6 +25,8 @@ def dense(batch, rows, cols):
     (1, 10_000_000, 3, "tall"), (1, 8, 48, "wide"), (1, 3, 10_000_000, "wide"), (2, 32, 8, "tall"),
     (1, 16384, 16384, "tile"), (256, 4096, 4096, "tile"), (1, 17, 17, "align"), (1, 64, 4_194_304, "tile"),
     (1, 16381, 16387, "align"), (2, 10_000_001, 3, "tall"), (1, 10_000_001, 3, "tall"), (1, 16, 1001, "wide"),
+    (1, 1_000_001, 32, "tall"), (1, 1_000_001, 16, "tall"), (1, 12, 1_000_001, "wide"), (1, 1_000_000, 8, "tall"),
+    (1, 4, 10_000_000, "wide"),
 ])
 def test_shape_classes(batch, rows, cols, kind):
     for e in dispatch.ITEMSIZES:
@@ -45,7 +47,9 @@ def test_shape_classes(batch, rows, cols, kind):
             elif dispatch.skinnytile_applies(e, rows, cols, False, even):
                 want = "wide-tile"
         if want in ("tall-tile", "wide-tile"):
-            assert c.expression == dispatch.skinnytile_expression(e, want == "tall-tile")
+            short = cols if want == "tall-tile" else rows
+            words = e < 4 and short * e % 4 == 0 and (want == "wide-tile" or short <= dispatch.WORDS_TALL_MAX[e])
+            assert c.expression == dispatch.skinnytile_expression(e, want == "tall-tile", words)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
         if want in ("align", "scalar"):
@@ -126,14 +130,19 @@ def test_launch_geometry_covers_the_work():
     run, _ = dispatch.skinny_runs(-(-10_000_000 // 4), threads, 132)
     assert blocks * (threads // 32) * run * 32 * 4 >= 10_000_000  # every chunk of 4 has a lane
     for e in dispatch.ITEMSIZES:  # skinnyTile: every aligned vector of each long row has a tile
-        for rows, cols in ((10_000_001, 17), (17, 10_000_001), (1009, 63), (63, 1009)):
+        for rows, cols in ((10_000_001, 17), (17, 10_000_001), (1009, 63), (63, 1009), (10_000_001, 16),
+                           (16, 10_000_001), (1009, 64), (64, 1009)):
             c = dispatch.choose(e, dense(1, rows, cols))
             tall = c.kind == "tall-tile"
+            if c.kind not in ("tall-tile", "wide-tile") and (16 in (rows, cols) or 64 in (rows, cols)):
+                continue  # a short side of 16 or 64 may fill whole tiles of tileAny
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
             short, n = (cols, rows) if tall else (rows, cols)
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
-            rlog = dispatch.skinnytile_geometry(e, short, tall)[0]
-            covered = blocks * (32 << rlog)  # vectors per row (TALL) / positions per tile (WIDE)
+            words = dispatch.is_words(c)
+            assert words == (dispatch.skinnytile_words(e, short) and (not tall or short <= dispatch.WORDS_TALL_MAX[e]))
+            rlog = dispatch.skinnytile_geometry(e, short, tall, words)[0]
+            covered = blocks * dispatch.skinnytile_vectors(rlog, words)  # vectors per row (TALL) / per tile (WIDE)
             assert (covered >= -(-n * e // 16) + 1) if tall else (covered * (16 // e) >= n)
             assert threads == dispatch.SKINNYTILE_THREADS
     huge = dispatch.choose(1, dense(1, 2**31, 2**31))  # more tiles than a grid holds: kernels stride

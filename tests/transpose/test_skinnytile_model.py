@@ -1,6 +1,7 @@
-"""skinnyTile (kernels/skinnytile.cu) on the CPU: its NumPy model writes every output byte
-exactly once with the right input byte (clipped stores included), and its shared accesses
-keep the bank ways its design promises: row side conflict-free, packed side at most 2-way."""
+"""skinnyTile and skinnyWords (kernels/skinnytile.cu) on the CPU: their NumPy model writes every
+output byte exactly once with the right input byte (clipped stores included), and their shared
+accesses keep the bank ways the design promises: row side conflict-free, packed side at most
+2-way."""
 import numpy as np
 import pytest
 
@@ -18,20 +19,26 @@ def _prime_at_least(k: int) -> int:
     return k
 
 
-def _longs(e: int, s: int) -> list[int]:
+def _longs(e: int, s: int, words: bool = False) -> list[int]:
     """n prime (rows misaligned for every E < 16), spanning about three tiles; a tiny n below S;
     and an n whose rows are 16-byte aligned."""
-    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True)
-    w = (32 << rlog) * (16 // e)  # positions per tile
+    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True, words)
+    w = dispatch.skinnytile_vectors(rlog, words) * (16 // e)  # positions per tile
     return [_prime_at_least(5 * w // 2), 5, 3 * w + 16]
 
 
 CASES = [(e, s, n, tall) for e in dispatch.ITEMSIZES for s in SHORTS for n in _longs(e, s) for tall in (True, False)]
 
 
-@pytest.mark.parametrize("e, s, n, tall", CASES, ids=lambda v: str(v))
-def test_every_output_byte_once_from_the_right_input_byte(e, s, n, tall):
-    res = model.run(e, s, n, tall, record=False)
+WORD_SHORTS = (2, 4, 8, 12, 16, 20, 32, 36, 60, 64)  # every S * E a multiple of 4 (S = 2: 2-byte only)
+CASES += [(e, s, n, tall, True) for e in (1, 2) for s in WORD_SHORTS if dispatch.skinnytile_words(e, s)
+          for n in _longs(e, s, True) for tall in (True, False)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda v: str(v))
+def test_every_output_byte_once_from_the_right_input_byte(case):
+    e, s, n, tall, *words = case
+    res = model.run(e, s, n, tall, record=False, words=bool(words))
     want = model.expected(e, s, n, tall)
     assert (res.writes == 1).all(), f"bytes written {sorted(set(res.writes.tolist()))} times"
     bad = np.flatnonzero(res.out != want)
@@ -41,17 +48,20 @@ def test_every_output_byte_once_from_the_right_input_byte(e, s, n, tall):
 LIMITS = {"row load": 1, "row store": 1, "packed store": 2, "packed load": 2, "row store (extra vector)": 1}
 
 
-@pytest.mark.parametrize("e", dispatch.ITEMSIZES)
+@pytest.mark.parametrize("e, words", [(e, False) for e in dispatch.ITEMSIZES] + [(1, True), (2, True)])
 @pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
-def test_shared_accesses_keep_their_bank_ways(e, tall):
-    """Every short side 1..64, rows misaligned (n prime): the worst warp-wide access per kind.
-    The extra vector of a misaligned row (WIDE: lane s takes row s) is written last element
-    first, so its lanes too write one offset of consecutive rows."""
+def test_shared_accesses_keep_their_bank_ways(e, words, tall):
+    """Every short side 1..64 (skinnyWords: those filling words), rows misaligned: the worst
+    warp-wide access per kind. The extra vector of a misaligned row (WIDE: lane s takes row s)
+    is written last element first, so its lanes too write one offset of consecutive rows."""
     worst: dict[str, int] = {}
     for s in range(1, 65):
-        n = 2 * (32 << dispatch.skinnytile_geometry(e, s, tall)[0]) * (16 // e) + 3  # two tiles and a bit
+        if words and not dispatch.skinnytile_words(e, s):
+            continue
+        rlog = dispatch.skinnytile_geometry(e, s, tall, words)[0]
+        n = 2 * dispatch.skinnytile_vectors(rlog, words) * (16 // e) + 3  # two tiles and a bit
         n += (n * e) % 16 == 0  # rows misaligned
-        for acc in model.run(e, s, n, tall).accesses:
+        for acc in model.run(e, s, n, tall, words=words).accesses:
             w = model.bank_ways(acc)
             worst[acc.what] = max(worst.get(acc.what, 1), w)
             assert w <= LIMITS[acc.what], (s, n, acc.what, w, acc.addrs.tolist())
@@ -73,6 +83,11 @@ def test_geometry_fits_the_kernel(e):
             rlog, gp, smem = dispatch.skinnytile_geometry(e, s, tall)
             r = 1 << rlog
             assert smem <= dispatch.SKINNYTILE_SMEM and s * r <= max(64, s)
+            if dispatch.skinnytile_words(e, s):  # skinnyWords: 31R vectors, 8 loads, 2E tasks per warp
+                w_smem = dispatch.skinnytile_geometry(e, s, tall, True)[2]
+                assert w_smem == (31 * r + tall) * gp <= smem
+                assert (31 * r + 1) * s <= (model.LOADS - 1) * model.THREADS
+                assert (s * e // 4) * r <= 2 * e * (model.THREADS // 32)
             assert (32 * r + 1) * s <= model.LOADS * model.THREADS  # TALL: one batch of loads per thread
             assert s * r <= 8 * (model.THREADS // 32)                 # WIDE: 8 row tasks per warp
             unit = max(e, 4)

@@ -120,7 +120,7 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith("tileAlign"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: tileAlign realigns them, at the "
                 f"cost of shuffles and a longer dependency chain per tile ({name})")
-    if kernel.startswith("skinnyTile"):
+    if kernel.startswith(("skinnyTile", "skinnyWords")):
         return f"short side: the padded shared tile, rows realigned in shared memory ({name})"
     if kernel.startswith("skinny"):
         return f"short side: the register transpose with realigned long rows ({name})"

@@ -32,6 +32,11 @@ SKINNYTILE_SMEM = 48 * 1024  # dynamic shared memory without the opt-in attribut
 # faster. Wide ones all take skinnyTile: the register kernel's wide path reached 48-68% for
 # 2-4 rows of 4 to 16 bytes (slower than torch), skinnyTile 91-94% from 5 rows.
 SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (2, 3, 4), 16: (2, 3, 4)}
+# skinnyWords (shared words of 4/E rows) where it may run, except tall float16-sized short sides
+# over 16: on the H200 (256 MiB) it took uint8 from 79-82% of memcpy to 83-93% tall and from
+# 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91%; 2-byte tall gained up to 16 but
+# measured 89/83% against skinnyTile's 89/89% at 32/64 columns.
+WORDS_TALL_MAX = {1: 64, 2: 16}
 STRIDED_THREADS = 256
 ROWS_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
@@ -184,8 +189,18 @@ def skinny_expression(itemsize: int, short: int, tall: bool) -> str:
     return f"skinny<{itemsize},{short},{'true' if tall else 'false'},{skinny_threads(short)}>"
 
 
-def skinnytile_expression(itemsize: int, tall: bool) -> str:
-    return f"skinnyTile<{itemsize},{'true' if tall else 'false'}>"
+def skinnytile_words(itemsize: int, short: int) -> bool:
+    """skinnyWords (1- and 2-byte elements, short * itemsize a multiple of 4): a shared word holds
+    one position of 4/itemsize rows, moved with one access instead of one per element."""
+    return itemsize < 4 and (short * itemsize) % 4 == 0
+
+
+def skinnytile_expression(itemsize: int, tall: bool, words: bool = False) -> str:
+    return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}>"
+
+
+def is_words(choice: "Choice") -> bool:
+    return choice.expression.startswith("skinnyWords")
 
 
 def skinnytile_pitch(itemsize: int, short: int) -> int:
@@ -197,23 +212,31 @@ def skinnytile_pitch(itemsize: int, short: int) -> int:
     return 16 * short + pad
 
 
-def skinnytile_geometry(itemsize: int, short: int, tall: bool) -> tuple[int, int, int]:
-    """(rlog, group pitch, dynamic shared bytes): a tile holds 32 * 2**rlog vectors of each long
-    row, R = 2**rlog the largest power of two with short * R <= 64 (tiles of 16 to 32 KiB per
-    side) whose groups fit 48 KiB."""
+def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = False) -> tuple[int, int, int]:
+    """(rlog, group pitch, dynamic shared bytes): a tile holds V = 32 * 2**rlog vectors of each
+    long row (skinnyWords: 31 * 2**rlog), R = 2**rlog the largest power of two with short * R <= 64
+    (tiles of 16 to 32 KiB per side) whose groups fit 48 KiB."""
     if not 1 <= short <= SKINNYTILE_MAX:
         raise ValueError(f"skinnyTile takes short sides 1..{SKINNYTILE_MAX}, got {short}")
+    if words and not skinnytile_words(itemsize, short):
+        raise ValueError(f"skinnyWords takes 1- or 2-byte elements filling 4-byte words, "
+                         f"got {short} x {itemsize} bytes")
     gp = skinnytile_pitch(itemsize, short)
     rlog = 0
     while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
         rlog += 1
-    return rlog, gp, (32 * (1 << rlog) + tall) * gp
+    return rlog, gp, (skinnytile_vectors(rlog, words) + tall) * gp
 
 
-def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool) -> int:
+def skinnytile_vectors(rlog: int, words: bool = False) -> int:
+    """Vectors of each long row per tile: skinnyWords' tasks of 32 lanes emit 31."""
+    return (31 if words else 32) << rlog
+
+
+def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool = False) -> int:
     """Blocks of skinnyTile: TALL covers every long row's aligned vectors (at most
     ceil(n*E/16) + 1 per row), WIDE the n packed positions."""
-    v = 32 << skinnytile_geometry(itemsize, short, tall)[0]
+    v = skinnytile_vectors(skinnytile_geometry(itemsize, short, tall, words)[0], words)
     return cdiv(cdiv(n * itemsize, 16) + 1, v) if tall else cdiv(n, v * (16 // itemsize))
 
 
@@ -221,10 +244,11 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     """skinnyTile for short sides 2..64 with a long side over 64 (smaller matrices keep the
     tile kernels), except:
     - the tall short sides SKINNY_KEEP_TALL leaves on skinny;
-    - aligned extents with 2 to 4 short elements, tall (below 16 bytes) or wide uint8, where the
-      register kernel needs no realignment (10,000,000 x 3 tall: 97-102% of memcpy on the H200;
-      3 x 10,000,000 uint8: 75%, while skinnyTile's wide uint8 reaches about 60%); at 16 columns
-      it fell to 72-80% where skinnyTile reached 80-96% (256^3 x 16, aligned);
+    - aligned extents with 2 to 4 short elements, tall (below 16 bytes) or wide uint8 of 2 or 3
+      rows, where the register kernel needs no realignment (10,000,000 x 3 tall: 97-102% of
+      memcpy on the H200; 3 x 10,000,000 uint8: 75%, while skinnyTile's wide uint8 reaches about
+      60%, skinnyWords' 93% at 4 rows); at 16 columns it fell to 72-80% where skinnyTile reached
+      80-96% (256^3 x 16, aligned);
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
       short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
       tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%), and uint8 wide
@@ -234,7 +258,7 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     if not aligned_extents:
         return True
     if short <= 4:
-        registers = itemsize < 16 if tall else itemsize == 1
+        registers = itemsize < 16 if tall else (itemsize == 1 and not skinnytile_words(itemsize, short))
         return not registers
     if short <= SKINNY_MAX:
         return True
@@ -255,7 +279,8 @@ def expressions() -> dict[Path, list[str]]:
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
-            SKINNYTILE: [skinnytile_expression(e, t) for e in ITEMSIZES for t in (True, False)],
+            SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
+                         for w in ((False, True) if e < 4 else (False,))],
             STRIDED: [strided_expression(e) for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
 
@@ -295,12 +320,14 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
         even = rows % ve == 0 and cols % ve == 0
         for tall, short, long in ((True, cols, rows), (False, rows, cols)):
             if skinnytile_applies(itemsize, short, long, tall, even):
-                rlog, gp, smem = skinnytile_geometry(itemsize, short, tall)
+                words = skinnytile_words(itemsize, short) and (not tall or short <= WORDS_TALL_MAX[itemsize])
+                rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
                 side = "columns" if tall else "rows"
+                how = f", shared words of {4 // itemsize} {side}" if words else ""
                 return Choice("tall-tile" if tall else "wide-tile", itemsize, SKINNYTILE,
-                              skinnytile_expression(itemsize, tall), SKINNYTILE_THREADS,
-                              f"{short} {side}: padded shared tile of {32 << rlog} vectors per long row "
-                              f"({smem} bytes), 16-byte accesses on both sides")
+                              skinnytile_expression(itemsize, tall, words), SKINNYTILE_THREADS,
+                              f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words)} vectors "
+                              f"per long row ({smem} bytes{how}), 16-byte accesses on both sides")
     if lay.dense and aligned:
         if cols <= SKINNY_MAX and (batch == 1 or rows % ve == 0):
             return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),
@@ -363,7 +390,8 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
     if choice.kind in ("tall-tile", "wide-tile"):
         tall = choice.kind == "tall-tile"
         short, n = (cols, rows) if tall else (rows, cols)
-        blocks = skinnytile_tiles(choice.itemsize, short, n, tall)  # about n*E/512: below 2^31 for any array
+        # about n*E/512: below 2^31 for any array
+        blocks = skinnytile_tiles(choice.itemsize, short, n, tall, is_words(choice))
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{short} x {n}: {blocks} tiles, over the grid limit")
         return blocks, choice.threads

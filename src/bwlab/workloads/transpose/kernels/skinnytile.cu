@@ -108,6 +108,71 @@ __device__ __forceinline__ void get_unit(const byte* p, uint4& v, int k) {
   }
 }
 
+// The packed side's unit rotation for group g: lanes past the warp's first group boundary
+// shift by one unit per boundary (e = g - g of lane 0: the same for every step of 256 threads).
+template <int UPV>
+__device__ __forceinline__ int unit_rotation(int g) {
+  return (((threadIdx.x & 31) >> 3) - (g - __shfl_sync(0xffffffffu, g, 0))) & (UPV - 1);
+}
+
+// TALL, packed side: the tile's NC <= LOADS * 256 packed vectors from cbase (all in flight at
+// once), units rotated into their groups of shared memory.
+template <int E, int LOADS>
+__device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 cbase, int NC, int S, int gp,
+                                                 u64 in_lo, u64 in_hi) {
+  constexpr int U = E < 4 ? 4 : E, UPV = 16 / U;
+  const int tid = threadIdx.x;
+  const unsigned step_g = ST_THREADS / (unsigned)S, step_s = ST_THREADS % (unsigned)S;
+  const int g0 = tid / S, s0 = tid - (tid / S) * S;
+  uint4 v[LOADS];
+#pragma unroll
+  for (int i = 0; i < LOADS; ++i) {
+    const int c = tid + i * ST_THREADS;
+    const i64 gi = cbase + c;
+    v[i] = make_uint4(0u, 0u, 0u, 0u);
+    if (c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
+  }
+  int g = g0, s = s0;
+#pragma unroll
+  for (int i = 0; i < LOADS; ++i) {
+    const int c = tid + i * ST_THREADS;
+    const int rho = unit_rotation<UPV>(g);  // warp-uniform call (the shuffle), before the bounds test
+    if (c < NC) {
+      const uint4 r = rotate_units<U>(v[i], rho);
+      byte* base = sm + g * gp + s * 16;
+#pragma unroll
+      for (int k = 0; k < UPV; ++k) put_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
+    }
+    g += step_g;
+    s += step_s;
+    if (s >= S) { s -= S; ++g; }
+  }
+}
+
+// WIDE, packed side: the tile's NC packed vectors from cbase, units rotated out of shared
+// memory, stores clipped to the output [o_lo, o_hi).
+template <int E>
+__device__ __forceinline__ void shared_to_packed(const byte* sm, byte* out, i64 cbase, int NC, int S, int gp,
+                                                 u64 o_lo, u64 o_hi) {
+  constexpr int U = E < 4 ? 4 : E, UPV = 16 / U;
+  const int tid = threadIdx.x;
+  const unsigned step_g = ST_THREADS / (unsigned)S, step_s = ST_THREADS % (unsigned)S;
+  int g = tid / S, s = tid - (tid / S) * S;
+  for (int c = tid; c < ((NC + 31) & ~31); c += ST_THREADS) {  // whole warps: the rotation shuffles
+    const int rho = unit_rotation<UPV>(g);
+    if (c < NC) {
+      uint4 r;
+      const byte* base = sm + g * gp + s * 16;
+#pragma unroll
+      for (int k = 0; k < UPV; ++k) get_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
+      store16_clipped<E>(out + 16 * (cbase + c), rotate_units<U>(r, (UPV - rho) & (UPV - 1)), o_lo, o_hi);
+    }
+    g += step_g;
+    s += step_s;
+    if (s >= S) { s -= S; ++g; }
+  }
+}
+
 // n: the long side; S: the short side (2..64); rlog: log2 of R (32R vectors per row per
 // tile); gp: the group pitch in bytes; in_lo / in_hi: the input's bytes (loads stay inside).
 template <int E, bool TALL>
@@ -115,48 +180,19 @@ template <int E, bool TALL>
 __global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
 skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
            u64 in_hi) {
-  constexpr int VE = 16 / E, U = E < 4 ? 4 : E, UPV = 16 / U;
+  constexpr int VE = 16 / E;
   extern __shared__ __align__(16) byte sm[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int R = 1 << rlog, V = 32 << rlog;  // V: vectors per row per tile
   const int SE = S * E, pad = gp - 16 * S;
-  const i64 t = blockIdx.x, P0 = t * V * VE;
+  const i64 t = blockIdx.x;
   const i64 rowbytes = n * E;
-  const int groups = V + (TALL ? 1 : 0);
-  const int NC = groups * S;  // packed vectors of the tile
+  const int NC = (V + (TALL ? 1 : 0)) * S;  // packed vectors of the tile
   // global index of the tile's first packed vector (TALL: one group before P0; may be < 0)
   const i64 cbase = (t * V - (TALL ? 1 : 0)) * S;
-  // this thread's first packed vector c = tid: its group and short index, then steps of 256
-  const unsigned step_g = ST_THREADS / (unsigned)S, step_s = ST_THREADS % (unsigned)S;
-  int g0 = tid / S, s0 = tid - (tid / S) * S;
-  // lanes past the warp's first group boundary: e (the same for every step: 256 = 8 warps' worth)
-  auto rot = [&](int g) { return (((lane >> 3) - (g - __shfl_sync(0xffffffffu, g, 0))) & (UPV - 1)); };
 
   if (TALL) {
-    // Packed side: the tile's NC vectors (all in flight), units rotated into shared memory.
-    uint4 v[ST_LOADS];
-#pragma unroll
-    for (int i = 0; i < ST_LOADS; ++i) {
-      const int c = tid + i * ST_THREADS;
-      const i64 gi = cbase + c;
-      v[i] = make_uint4(0u, 0u, 0u, 0u);
-      if (c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
-    }
-    int g = g0, s = s0;
-#pragma unroll
-    for (int i = 0; i < ST_LOADS; ++i) {
-      const int c = tid + i * ST_THREADS;
-      const int rho = rot(g);  // warp-uniform call (the shuffle), before the bounds test
-      if (c < NC) {
-        const uint4 r = rotate_units<U>(v[i], rho);
-        byte* base = sm + g * gp + s * 16;
-#pragma unroll
-        for (int k = 0; k < UPV; ++k) put_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
-      }
-      g += step_g;
-      s += step_s;
-      if (s >= S) { s -= S; ++g; }
-    }
+    packed_to_shared<E, ST_LOADS>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
     __syncthreads();
     // Row side: task q = (row, block of 32 vectors); lane u gathers VE elements, one store.
     for (int q = warp; q < S * R; q += ST_THREADS / 32) {
@@ -215,21 +251,162 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
       if (extra && k < xd)
         *reinterpret_cast<typename Piece<E>::T*>(sm + V * gp - pad + tid * E - (k + 1) * SE) = elem_at<E>(xv, xd - 1 - k);
     __syncthreads();
-    // Packed side: NC vectors, units rotated out of shared memory, stores clipped to the output.
-    const u64 o_lo = reinterpret_cast<u64>(out), o_hi = o_lo + (u64)(rowbytes * S);
-    int g = g0, s = s0;
-    for (int c = tid; c < ((NC + 31) & ~31); c += ST_THREADS) {  // whole warps: rot() shuffles
-      const int rho = rot(g);
-      if (c < NC) {
-        uint4 r;
-        const byte* base = sm + g * gp + s * 16;
+    const u64 o_lo = reinterpret_cast<u64>(out);
+    shared_to_packed<E>(sm, out, cbase, NC, S, gp, o_lo, o_lo + (u64)(rowbytes * S));
+  }
+}
+
+// skinnyWords: skinnyTile's tile for 1- and 2-byte elements whose short side fills 4-byte
+// shared words (S*E a multiple of 4), rows taken in bundles of Q = 4/E: one shared word holds
+// one position's elements of a bundle, so a lane moves Q row vectors with 16/E word accesses
+// and a register transpose (byte or half-word permutes), where skinnyTile makes one shared
+// access per element. A row vector not on the position grid (the row misaligned by m bytes)
+// is realigned in registers from the neighbouring lane's vector (one shuffle per word).
+// Tiles of V = 31R vectors per row: a task (bundle, block k) spans 32 lanes but emits 31
+// vectors, lane 0 (TALL) or lane 31 (WIDE) supplying only its neighbour's other half.
+// Packed side and shared layout as skinnyTile's; TALL's groups count from P0 - VE.
+
+// 4x4 bytes (or 2x2 half-words) of 4 (2) words transposed in place: word i's byte r <-> word r's byte i.
+__device__ __forceinline__ void swap4(unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
+  const unsigned t0 = __byte_perm(a, b, 0x5140), t1 = __byte_perm(a, b, 0x7362);
+  const unsigned t2 = __byte_perm(c, d, 0x5140), t3 = __byte_perm(c, d, 0x7362);
+  a = __byte_perm(t0, t2, 0x5410);
+  b = __byte_perm(t0, t2, 0x7632);
+  c = __byte_perm(t1, t3, 0x5410);
+  d = __byte_perm(t1, t3, 0x7632);
+}
+
+__device__ __forceinline__ void swap2(unsigned& a, unsigned& b) {
+  const unsigned t = __byte_perm(a, b, 0x5410);
+  b = __byte_perm(a, b, 0x7632);
+  a = t;
+}
+
+// Word j of a vector (j known after unrolling).
+__device__ __forceinline__ unsigned& word(uint4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+__device__ __forceinline__ unsigned word_of(uint4 v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+
+// a[i]'s element r <-> a[r]'s element i, for the Q = 4/E words of a block (an involution).
+template <int E>
+__device__ __forceinline__ void swap_block(unsigned (&a)[4 / E]) {
+  if constexpr (E == 1) swap4(a[0], a[1], a[2], a[3]);
+  else swap2(a[0], a[1]);
+}
+
+// w[i]: position i's elements of the Q rows of a bundle; y[r]: row r's 16/E positions.
+template <int E>
+__device__ __forceinline__ void words_to_rows(const unsigned (&w)[16 / E], uint4 (&y)[4 / E]) {
+  constexpr int Q = 4 / E;
 #pragma unroll
-        for (int k = 0; k < UPV; ++k) get_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
-        store16_clipped<E>(out + 16 * (cbase + c), rotate_units<U>(r, (UPV - rho) & (UPV - 1)), o_lo, o_hi);
+  for (int j = 0; j < 4; ++j) {
+    unsigned a[Q];
+#pragma unroll
+    for (int r = 0; r < Q; ++r) a[r] = w[Q * j + r];
+    swap_block<E>(a);
+#pragma unroll
+    for (int r = 0; r < Q; ++r) word(y[r], j) = a[r];
+  }
+}
+
+template <int E>
+__device__ __forceinline__ void rows_to_words(const uint4 (&y)[4 / E], unsigned (&w)[16 / E]) {
+  constexpr int Q = 4 / E;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    unsigned a[Q];
+#pragma unroll
+    for (int r = 0; r < Q; ++r) a[r] = word_of(y[r], j);
+    swap_block<E>(a);
+#pragma unroll
+    for (int r = 0; r < Q; ++r) w[Q * j + r] = a[r];
+  }
+}
+
+template <int E, bool TALL>
+__global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
+skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
+            u64 in_hi) {
+  static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
+  constexpr int VE = 16 / E, Q = 4 / E;
+  extern __shared__ __align__(16) byte sm[];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int R = 1 << rlog, V = 31 << rlog;
+  const int SE = S * E, tasks = (S / Q) << rlog;
+  const i64 t = blockIdx.x;
+  const i64 rowbytes = n * E;
+  const int NC = (V + (TALL ? 1 : 0)) * S;
+  const i64 cbase = (t * V - (TALL ? 1 : 0)) * S;
+  const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
+
+  if (TALL) {
+    packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi);  // NC <= 31*64 + 64
+    __syncthreads();
+    // task q = (bundle b, block k): lane's group G = 31k + lane; lane > 0 stores vector G - 1
+    // of each row of the bundle (group G - 1's last m bytes and group G's first 16 - m).
+    for (int q = warp; q < tasks; q += ST_THREADS / 32) {
+      const int b = q >> rlog, G = 31 * (q & (R - 1)) + lane;
+      const byte* p = sm + G * gp + 4 * b;
+      unsigned w[VE];
+#pragma unroll
+      for (int i = 0; i < VE; ++i) w[i] = *reinterpret_cast<const unsigned*>(p + i * SE);
+      uint4 y[Q];
+      words_to_rows<E>(w, y);
+#pragma unroll
+      for (int r = 0; r < Q; ++r) {
+        const i64 rs = (Q * b + r) * rowbytes;
+        const int m = (int)(rs & 15);
+        uint4 x = y[r];
+        if (!aligned) {
+          const uint4 prev = shfl(y[r], (lane + 31) & 31);
+          if (m) x = realign(prev, y[r], 16 - m);
+        }
+        const u64 lo = reinterpret_cast<u64>(out) + rs;
+        if (lane > 0) store16_clipped<E>(out + 16 * ((rs >> 4) + t * V + G - 1), x, lo, lo + rowbytes);
       }
-      g += step_g;
-      s += step_s;
-      if (s >= S) { s -= S; ++g; }
     }
+  } else {
+    // Row side: lane of task (bundle b, block k) loads vector 31k + lane of each row of b;
+    // lanes < 31 store group 31k + lane (its vector's last 16 - m bytes, the next one's first m).
+    constexpr int TPW = 2 * E;  // tasks per warp at most: S*R <= 64 gives 64/Q tasks over 8 warps
+    uint4 v[TPW][Q];
+#pragma unroll
+    for (int i = 0; i < TPW; ++i) {
+      const int q = warp + i * (ST_THREADS / 32);
+#pragma unroll
+      for (int r = 0; r < Q; ++r) {
+        v[i][r] = make_uint4(0u, 0u, 0u, 0u);
+        if (q < tasks) {
+          const i64 rs = (Q * (q >> rlog) + r) * rowbytes;
+          v[i][r] = load16_guarded(in + 16 * ((rs >> 4) + t * V + 31 * (q & (R - 1)) + lane), in_lo, in_hi);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TPW; ++i) {
+      const int q = warp + i * (ST_THREADS / 32);
+      if (q < tasks) {  // warp-uniform: the shuffles below see every lane
+        const int b = q >> rlog, G = 31 * (q & (R - 1)) + lane;
+        uint4 y[Q];
+#pragma unroll
+        for (int r = 0; r < Q; ++r) {
+          const int m = (int)(((Q * b + r) * rowbytes) & 15);
+          y[r] = v[i][r];
+          if (!aligned) {
+            const uint4 next = shfl(v[i][r], (lane + 1) & 31);
+            if (m) y[r] = realign(v[i][r], next, m);
+          }
+        }
+        unsigned w[VE];
+        rows_to_words<E>(y, w);
+        byte* p = sm + G * gp + 4 * b;
+        if (lane < 31) {
+#pragma unroll
+          for (int k = 0; k < VE; ++k) *reinterpret_cast<unsigned*>(p + k * SE) = w[k];
+        }
+      }
+    }
+    __syncthreads();
+    const u64 o_lo = reinterpret_cast<u64>(out);
+    shared_to_packed<E>(sm, out, cbase, NC, S, gp, o_lo, o_lo + (u64)(rowbytes * S));
   }
 }
