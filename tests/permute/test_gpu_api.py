@@ -118,6 +118,39 @@ def test_each_family_forced(kind, dtype):
         assert verify.compare(out.get(), want).ok, f"{kind} {shape} {perm}"
 
 
+TILE_CASES = [((64, 16, 16, 16, 16), (4, 3, 2, 1, 0)), ((32, 32, 32, 32), (3, 2, 1, 0)),
+              ((16, 48, 16, 32), (3, 1, 2, 0)), ((8, 16, 8, 16, 4, 16), (5, 4, 3, 2, 1, 0)),
+              ((96, 5, 320), (2, 1, 0)), ((3, 80, 7, 144), (1, 3, 2, 0))]
+
+
+@pytest.mark.parametrize("folded", (False, True), ids=("tileBatched", "tileFolded"))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_vector_tile(dtype, folded, monkeypatch):
+    """Each tile configuration the planner may pick, forced as the only candidate, on layouts
+    that leave tiles partly full."""
+    import cupy
+
+    from bwlab.workloads.permute import plans
+
+    e = np.dtype(dtype).itemsize
+    for cfg in plans.vec_tiles(e, folded):
+        monkeypatch.setitem(plans.FOLDED_TILES if folded else plans.VEC_TILES, e, (cfg,))
+        seen = 0
+        for shape, perm in TILE_CASES:
+            host = verify.random_host(shape, dtype)
+            x = cupy.asarray(host)
+            want = np.ascontiguousarray(np.transpose(host, perm))
+            out = cupy.empty(want.shape, host.dtype)
+            verify.poison(out)
+            p = calls.plan(x, perm, out)
+            if p.choice.expression != plans.vec_expression(e, cfg, folded):
+                continue
+            seen += 1
+            p.run(x.data.ptr, out.data.ptr, cupy.cuda.get_current_stream().ptr)
+            assert verify.compare(out.get(), want).ok, (cfg, shape, perm)
+        assert seen, f"no case ran {plans.vec_expression(e, cfg, folded)}"
+
+
 def test_over_2_31_elements():
     """Tiles, row gathers and the element gather with offsets past 2^31 (uint8, 2 GiB each)."""
     import cupy

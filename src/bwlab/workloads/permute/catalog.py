@@ -24,7 +24,7 @@ class PermuteKernel(KernelSpec):
         if self.family_kind == "scalar":
             return [plans.scalar_expression(e, c) for e in plans.ITEMSIZES for c in plans.SCALAR_TILES[e]]
         return [plans.vec_expression(e, c, f) for f in (False, True) for e in plans.ITEMSIZES
-                for c in plans.VEC_TILES[e]]
+                for c in plans.vec_tiles(e, f)]
 
     def expression(self, dtype: str, block) -> str:
         e = ITEMSIZE[dtype]
