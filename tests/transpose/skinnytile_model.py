@@ -196,25 +196,18 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
     return res
 
 
-def _bundle(E: int, w: list) -> list:
-    """words_to_rows: Q = 4/E rows of 16 ids per lane from 16/E words of 4 (word i: position i
-    of each row of the bundle)."""
+def _exchange(E: int, src: list, to_rows: bool) -> list:
+    """exchange<E, TO_ROWS>: Q = 4/E rows of 16 ids per lane from 16/E words of 4 ids (word i:
+    position i of each row of the bundle), or back."""
     q, ve = 4 // E, 16 // E
-    y = [np.full((THREADS, 16), UNSET, np.int64) for _ in range(q)]
+    dst = [np.full((THREADS, 16 if to_rows else 4), UNSET, np.int64) for _ in range(q if to_rows else ve)]
     for i in range(ve):
         for r in range(q):
-            y[r][:, i * E:(i + 1) * E] = w[i][:, r * E:(r + 1) * E]
-    return y
-
-
-def _unbundle(E: int, y: list) -> list:
-    """rows_to_words: the inverse of _bundle."""
-    q, ve = 4 // E, 16 // E
-    w = [np.full((THREADS, 4), UNSET, np.int64) for _ in range(ve)]
-    for i in range(ve):
-        for r in range(q):
-            w[i][:, r * E:(r + 1) * E] = y[r][:, i * E:(i + 1) * E]
-    return w
+            if to_rows:
+                dst[r][:, i * E:(i + 1) * E] = src[i][:, r * E:(r + 1) * E]
+            else:
+                dst[i][:, r * E:(r + 1) * E] = src[r][:, i * E:(i + 1) * E]
+    return dst
 
 
 def _from_lane(v: np.ndarray, delta: int) -> np.ndarray:
@@ -240,7 +233,7 @@ def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record):
             w.append(get(a, ok, 4))
             if record:
                 _record(res, "row load", a, ok, 4)
-        y = _bundle(E, w)
+        y = _exchange(E, w, True)
         for r in range(q_):
             rs = (q_ * b + r) * rowbytes
             m = rs & 15
@@ -271,7 +264,7 @@ def _words_wide(res, put, ids_in, E, S, R, rlog, V, gp, t, rowbytes, record):
             cat = np.concatenate([v, _from_lane(v, 1)], axis=1)
             idx = m[:, None] + np.arange(16)[None, :]
             y.append(np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), v))
-        w = _unbundle(E, y)
+        w = _exchange(E, y, False)
         for k in range(ve):
             a = G * gp + 4 * b + k * se
             put(a, w[k], ok & (lane < 31), 4)

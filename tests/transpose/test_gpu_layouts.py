@@ -36,6 +36,11 @@ VIEWS = {
     "reversed rows": ((70, 41), lambda a: a[::-1]),
     "reversed columns": ((70, 41), lambda a: a[:, ::-1]),
     "both reversed": ((70, 41), lambda a: a[::-1, ::-1]),
+    "reversed columns, whole vectors": ((96, 160), lambda a: a[:, ::-1]),
+    "both reversed, whole vectors": ((96, 160), lambda a: a[::-1, ::-1]),
+    "reversed columns of a slice": ((96, 176), lambda a: a[:, 175:15:-1]),
+    "reversed columns, misaligned start": ((96, 176), lambda a: a[:, 170:10:-1]),
+    "reversed columns, pitched rows": ((96, 176), lambda a: a[5:, 159::-1]),
     "every other": ((70, 82), lambda a: a[::2, ::2]),
     "transposed": ((70, 41), lambda a: a.T),
     "transposed slice": ((70, 41), lambda a: a[:, :30].T),
@@ -122,3 +127,22 @@ def test_odd_extents_over_2_31_elements():
     verify.poison(out)
     bwlab.transpose(x, out)
     assert compare_transposed(out, x).ok
+
+
+def test_reversed_columns_take_the_pitched_kernel_and_pass_2_31_elements():
+    """x[:, ::-1] of 46,341 x 46,341 uint8 (2.15e9 elements): 16-byte vectors are not whole
+    rows there, so the element-by-element pitched tile, with 64-bit offsets; and the vector one
+    on whole vectors."""
+    import cupy
+
+    assert bwlab.explain_transpose(cupy.empty((64, 64), cupy.float32)[:, ::-1]).startswith("pitchedVec")
+    assert bwlab.explain_transpose(cupy.empty((64, 63), cupy.float32)[:, ::-1]).startswith("pitchedScalar")
+    base = cupy.empty((46341, 46341), cupy.uint8)
+    verify.fill_random_bits(base, seed=9)
+    x = base[:, ::-1]
+    assert x.size > 2**31 and bwlab.explain_transpose(x).startswith("pitchedScalar")
+    out = cupy.empty((46341, 46341), cupy.uint8)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    for k in range(0, 46341, 8192):  # out[j] = base[:, n-1-j], every row checked
+        assert bool((out[k:k + 8192] == base[:, ::-1][:, k:k + 8192].T).all()), k

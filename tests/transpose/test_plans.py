@@ -72,7 +72,9 @@ def test_shape_classes(batch, rows, cols, kind):
     ((3, 64, 48), (3072, 1, 64), "copy"),        # batched .mT of a contiguous array
     ((64, 48), (100, 1), "scalar"),              # a row slice: pitch 100
     ((64, 48), (-48, 1), "scalar"),              # x[::-1]: negative row stride
-    ((64, 48), (48, -1), "strided"),             # x[:, ::-1]
+    ((64, 48), (48, -1), "flip"),                # x[:, ::-1]
+    ((64, 48), (-48, -1), "flip"),               # x[::-1, ::-1]
+    ((3, 64, 48), (3072, 48, -1), "strided"),    # a batch of x[:, ::-1]
     ((64, 48), (96, 2), "strided"),              # x[::2, ::2]
     ((2, 3, 64, 48), (10000, 3072, 48, 1), "strided"),  # batch dimensions that do not merge
     ((2, 3, 64, 48), (9216, 3072, 48, 1), "tile"),      # ... that do
@@ -81,6 +83,25 @@ def test_shape_classes(batch, rows, cols, kind):
 def test_layouts(shape, strides, kind):
     lay = dispatch.layout_of(shape, strides)
     assert dispatch.choose(4, lay).kind == kind
+
+
+def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
+    """x[:, ::-1]: the transpose of the columns in memory order into out's last row at pitch
+    -rows; 16-byte vectors where those two pointers (the caller's alignment flags), the extents
+    and x's row pitch allow, element by element otherwise."""
+    lay = dispatch.layout_of((64, 48), (48, -1))
+    c = dispatch.choose(4, lay)
+    assert c.kind == "flip" and c.expression == dispatch.pitched_expression(4, True)
+    assert c.expression in dispatch.expressions()[dispatch.PITCHED]
+    assert dispatch.choose(4, lay, x_aligned=False).expression == dispatch.pitched_expression(4, False)
+    assert dispatch.choose(4, dispatch.layout_of((64, 47), (47, -1))).expression == \
+        dispatch.pitched_expression(4, False)
+    assert dispatch.choose(4, dispatch.layout_of((64, 48), (50, -1))).expression == \
+        dispatch.pitched_expression(4, False)  # a row pitch of 50 floats is not whole vectors
+    tr, tc, _ = dispatch.pitched_tile(4, True)
+    assert dispatch.launch_geometry(c, 1, 64, 48) == (-(-64 // tr) * -(-48 // tc), c.threads)
+    from bwlab.workloads.transpose.calls import flip_shifts
+    assert flip_shifts(lay, 4) == (-47 * 4, 47 * 64 * 4)
 
 
 def test_merge_batch():

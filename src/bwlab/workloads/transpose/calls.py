@@ -85,6 +85,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         short, n = (lay.cols, lay.rows) if tall else (lay.rows, lay.cols)
         rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall, plans.is_words(choice))
         args = ptrs + [("i64", n), ("i32", short), ("i32", rlog), ("i32", gp), *bounds]
+    elif choice.kind == "flip":  # x's columns in memory order, into out's last row at pitch -rows
+        args = ptrs + [rows, cols, ("i64", lay.rs), ("i64", -lay.rows)]
     elif choice.kind == "copy2d":  # rows of rows*E bytes, source pitch cs*E, destination packed
         width = lay.rows * x.itemsize
         args = ptrs + [("i64", width), ("i64", lay.batch * lay.cols), ("i64", lay.cs * x.itemsize)]
@@ -101,13 +103,24 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
                        ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
     packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args, shared=shared)
     at = {"align": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)  # where in_lo, in_hi go
-    if at is None:
+    if choice.kind == "flip":
+        x_shift, out_shift = flip_shifts(lay, x.itemsize)
+
+        def run(xp: int, op: int, stream: int) -> None:
+            packed(stream, xp + x_shift, op + out_shift)
+    elif at is None:
         def run(xp: int, op: int, stream: int, _keep=keep) -> None:
             packed(stream, xp, op)
     else:
         def run(xp: int, op: int, stream: int) -> None:
             packed.call_at(stream, {0: xp, 1: op, at: xp + lo_off, at + 1: xp + hi_off})
     return run
+
+
+def flip_shifts(lay: plans.Layout, itemsize: int) -> tuple[int, int]:
+    """Bytes from x's pointer to its first column in memory order, and from out's to its last row
+    (the "flip" kernel: columns of stride -1)."""
+    return -(lay.cols - 1) * itemsize, (lay.cols - 1) * lay.rows * itemsize
 
 
 def _copy_runner(choice: plans.Choice, lay: plans.Layout, itemsize: int, nbytes: int) -> Callable:
@@ -128,7 +141,9 @@ def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
     if out is not None:
         check_out(out, x, want)
     tuned = device_plan(x.device) if x.size else None
-    choice = plans.choose(x.itemsize, lay, tuned, x.ptr % 16 == 0, out is None or out.ptr % 16 == 0)
+    xs, os_ = flip_shifts(lay, x.itemsize) if lay.cs == -1 else (0, 0)  # where a flip reads and writes
+    choice = plans.choose(x.itemsize, lay, tuned, (x.ptr + xs) % 16 == 0,
+                          ((0 if out is None else out.ptr) + os_) % 16 == 0)  # new results: 256-aligned
     if choice.kind == "empty":
         runner = lambda xp, op, stream: None  # noqa: E731
     elif choice.kind == "copy":
@@ -147,7 +162,7 @@ def run(x, out=None, stream=None):
     sx = signature(x)
     so = signature(out) if out is not None else None
     if sx is not None and (out is None or so is not None) and sx[4] >= 0:
-        key = (sx[:5], sx[5] % 16 == 0, None if so is None else (so[:5], so[5] % 16 == 0))
+        key = (sx[:5], sx[5] % 16, None if so is None else (so[:5], so[5] % 16))
         p = _plans.get(key)
         xp = sx[5]
         if p is None:

@@ -59,7 +59,7 @@ DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDID
 @dataclass(frozen=True)
 class Choice:
     kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "strided" | "tall" | "wide"
-    #                      | "tall-tile" | "wide-tile" (skinnyTile)
+    #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
     expression: str = ""  # C++ name expression of the kernel ("" for empty/copy)
@@ -244,11 +244,10 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     """skinnyTile for short sides 2..64 with a long side over 64 (smaller matrices keep the
     tile kernels), except:
     - the tall short sides SKINNY_KEEP_TALL leaves on skinny;
-    - aligned extents with 2 to 4 short elements, tall (below 16 bytes) or wide uint8 of 2 or 3
-      rows, where the register kernel needs no realignment (10,000,000 x 3 tall: 97-102% of
-      memcpy on the H200; 3 x 10,000,000 uint8: 75%, while skinnyTile's wide uint8 reaches about
-      60%, skinnyWords' 93% at 4 rows); at 16 columns it fell to 72-80% where skinnyTile reached
-      80-96% (256^3 x 16, aligned);
+    - aligned extents with 2 to 4 short elements, tall (below 16 bytes) or wide uint8, where the
+      register kernel needs no realignment (10,000,000 x 3 tall: 97-102% of memcpy on the H200;
+      3 x 10,000,000 uint8: 75%, while skinnyTile's wide uint8 reaches about 60%); at 16 columns
+      it fell to 72-80% where skinnyTile reached 80-96% (256^3 x 16, aligned);
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
       short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
       tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%), and uint8 wide
@@ -258,7 +257,7 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     if not aligned_extents:
         return True
     if short <= 4:
-        registers = itemsize < 16 if tall else (itemsize == 1 and not skinnytile_words(itemsize, short))
+        registers = itemsize < 16 if tall else itemsize == 1
         return not registers
     if short <= SKINNY_MAX:
         return True
@@ -310,6 +309,15 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             return Choice("copy", itemsize, reason="x is the transpose of a C-contiguous array: one copy")
         return Choice("copy2d", itemsize, ROWS, "copyRows", ROWS_THREADS,
                       f"x is the transpose of a row-major array with row pitch {lay.cs}: one copy of its rows")
+    if lay.cs == -1 and batch == 1:
+        # x[i, j] = x'[i, cols-1-j] for x' = x's columns in memory order: out is x'^T with its rows
+        # in reverse order, a pitched transpose into the last row of out at pitch -rows (the caller
+        # passes the alignment of those two pointers)
+        vec = x_aligned and out_aligned and all(n % (16 // itemsize) == 0 for n in (rows, cols, lay.rs))
+        tr, tc, threads = pitched_tile(itemsize, vec)
+        return Choice("flip", itemsize, PITCHED, pitched_expression(itemsize, vec), threads,
+                      f"columns reversed (stride -1): the transpose of the columns in memory order, written "
+                      f"last row first, {tr}x{tc} tile, {'16-byte vectors' if vec else 'element by element'}")
     if lay.cs != 1 or lay.bstride is None:
         return Choice("strided", itemsize, STRIDED, strided_expression(itemsize), STRIDED_THREADS,
                       f"strides {lay.rs}, {lay.cs} (elements) and batch strides {lay.batch_dims or lay.bstride}: "
@@ -395,6 +403,9 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{short} x {n}: {blocks} tiles, over the grid limit")
         return blocks, choice.threads
+    if choice.kind == "flip":
+        tr, tc, _ = pitched_tile(choice.itemsize, choice.expression.startswith("pitchedVec"))
+        return min(cdiv(rows, tr) * cdiv(cols, tc), MAX_BLOCKS), choice.threads
     if choice.kind == "strided":
         return min(cdiv(batch * rows * cols, choice.threads), 65536 * 8), choice.threads
     if choice.kind == "copy2d":  # rows of the copy: x's columns (all batches); 4 vectors per thread

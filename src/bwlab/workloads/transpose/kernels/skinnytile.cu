@@ -284,7 +284,6 @@ __device__ __forceinline__ void swap2(unsigned& a, unsigned& b) {
 
 // Word j of a vector (j known after unrolling).
 __device__ __forceinline__ unsigned& word(uint4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
-__device__ __forceinline__ unsigned word_of(uint4 v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
 
 // a[i]'s element r <-> a[r]'s element i, for the Q = 4/E words of a block (an involution).
 template <int E>
@@ -293,32 +292,19 @@ __device__ __forceinline__ void swap_block(unsigned (&a)[4 / E]) {
   else swap2(a[0], a[1]);
 }
 
-// w[i]: position i's elements of the Q rows of a bundle; y[r]: row r's 16/E positions.
-template <int E>
-__device__ __forceinline__ void words_to_rows(const unsigned (&w)[16 / E], uint4 (&y)[4 / E]) {
+// w[i]: position i's elements of the Q rows of a bundle; y[r]: row r's 16/E positions. TO_ROWS:
+// y from w, else w from y.
+template <int E, bool TO_ROWS>
+__device__ __forceinline__ void exchange(unsigned (&w)[16 / E], uint4 (&y)[4 / E]) {
   constexpr int Q = 4 / E;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     unsigned a[Q];
 #pragma unroll
-    for (int r = 0; r < Q; ++r) a[r] = w[Q * j + r];
+    for (int r = 0; r < Q; ++r) a[r] = TO_ROWS ? w[Q * j + r] : word(y[r], j);
     swap_block<E>(a);
 #pragma unroll
-    for (int r = 0; r < Q; ++r) word(y[r], j) = a[r];
-  }
-}
-
-template <int E>
-__device__ __forceinline__ void rows_to_words(const uint4 (&y)[4 / E], unsigned (&w)[16 / E]) {
-  constexpr int Q = 4 / E;
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    unsigned a[Q];
-#pragma unroll
-    for (int r = 0; r < Q; ++r) a[r] = word_of(y[r], j);
-    swap_block<E>(a);
-#pragma unroll
-    for (int r = 0; r < Q; ++r) w[Q * j + r] = a[r];
+    for (int r = 0; r < Q; ++r) (TO_ROWS ? word(y[r], j) : w[Q * j + r]) = a[r];
   }
 }
 
@@ -350,7 +336,7 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
 #pragma unroll
       for (int i = 0; i < VE; ++i) w[i] = *reinterpret_cast<const unsigned*>(p + i * SE);
       uint4 y[Q];
-      words_to_rows<E>(w, y);
+      exchange<E, true>(w, y);
 #pragma unroll
       for (int r = 0; r < Q; ++r) {
         const i64 rs = (Q * b + r) * rowbytes;
@@ -397,7 +383,7 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
           }
         }
         unsigned w[VE];
-        rows_to_words<E>(y, w);
+        exchange<E, false>(w, y);
         byte* p = sm + G * gp + 4 * b;
         if (lane < 31) {
 #pragma unroll
