@@ -42,6 +42,10 @@ VIEWS = {
     "reversed columns, misaligned start": ((96, 176), lambda a: a[:, 170:10:-1]),
     "reversed columns, pitched rows": ((96, 176), lambda a: a[5:, 159::-1]),
     "every other": ((70, 82), lambda a: a[::2, ::2]),
+    "every third column": ((70, 200), lambda a: a[:, ::3]),
+    "negative steps": ((70, 82), lambda a: a[::-2, ::-3]),
+    "batch of column steps": ((3, 40, 50), lambda a: a[:, :, ::2]),
+    "transposed with steps": ((90, 70), lambda a: a[::3, ::2].T),
     "transposed": ((70, 41), lambda a: a.T),
     "transposed slice": ((70, 41), lambda a: a[:, :30].T),
     "transposed batch": ((3, 50, 20), lambda a: a.swapaxes(1, 2)),
@@ -146,3 +150,20 @@ def test_reversed_columns_take_the_pitched_kernel_and_pass_2_31_elements():
     bwlab.transpose(x, out)
     for k in range(0, 46341, 8192):  # out[j] = base[:, n-1-j], every row checked
         assert bool((out[k:k + 8192] == base[:, ::-1][:, k:k + 8192].T).all()), k
+
+
+def test_column_steps_take_the_strided_tile_and_pass_2_31_elements():
+    """x[:, ::2] of 46,341 x 92,682 uint8 (2.15e9 elements): the element-by-element tile with the
+    view's column stride, with 64-bit offsets."""
+    import cupy
+
+    assert bwlab.explain_transpose(cupy.empty((64, 64), cupy.float32)[::2, ::2]).startswith("stridedTile<4,")
+    base = cupy.empty((46341, 2 * 46341), cupy.uint8)
+    verify.fill_random_bits(base, seed=11)
+    x = base[:, ::2]
+    assert x.size > 2**31 and bwlab.explain_transpose(x).startswith("stridedTile<1,")
+    out = cupy.empty((46341, 46341), cupy.uint8)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    for k in range(0, 46341, 8192):  # out[j] = base[:, 2j], every row checked
+        assert bool((out[k:k + 8192] == x[:, k:k + 8192].T).all()), k

@@ -74,8 +74,9 @@ def test_shape_classes(batch, rows, cols, kind):
     ((64, 48), (-48, 1), "scalar"),              # x[::-1]: negative row stride
     ((64, 48), (48, -1), "flip"),                # x[:, ::-1]
     ((64, 48), (-48, -1), "flip"),               # x[::-1, ::-1]
-    ((3, 64, 48), (3072, 48, -1), "strided"),    # a batch of x[:, ::-1]
-    ((64, 48), (96, 2), "strided"),              # x[::2, ::2]
+    ((3, 64, 48), (3072, 48, -1), "strided-tile"),  # a batch of x[:, ::-1]
+    ((2, 3, 64, 48), (10000, 3072, 48, 2), "strided"),  # column stride 2, batch dimensions that do not merge
+    ((64, 48), (96, 2), "strided-tile"),         # x[::2, ::2]
     ((2, 3, 64, 48), (10000, 3072, 48, 1), "strided"),  # batch dimensions that do not merge
     ((2, 3, 64, 48), (9216, 3072, 48, 1), "tile"),      # ... that do
     ((0, 7), (7, 1), "empty"),

@@ -85,6 +85,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         short, n = (lay.cols, lay.rows) if tall else (lay.rows, lay.cols)
         rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall, plans.is_words(choice))
         args = ptrs + [("i64", n), ("i32", short), ("i32", rlog), ("i32", gp), *bounds]
+    elif choice.kind == "strided-tile":
+        args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.cs), ("i64", lay.bstride)]
     elif choice.kind == "flip":  # x's columns in memory order, into out's last row at pitch -rows
         args = ptrs + [rows, cols, ("i64", lay.rs), ("i64", -lay.rows)]
     elif choice.kind == "copy2d":  # rows of rows*E bytes, source pitch cs*E, destination packed

@@ -60,6 +60,7 @@ DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDID
 class Choice:
     kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "strided" | "tall" | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
+    #                      | "strided-tile" (stridedTile)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
     expression: str = ""  # C++ name expression of the kernel ("" for empty/copy)
@@ -280,7 +281,8 @@ def expressions() -> dict[Path, list[str]]:
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,))],
-            STRIDED: [strided_expression(e) for e in ITEMSIZES], ROWS: ["copyRows"],
+            STRIDED: [strided_expression(e) for e in ITEMSIZES]
+            + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
 
 
@@ -318,6 +320,10 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
         return Choice("flip", itemsize, PITCHED, pitched_expression(itemsize, vec), threads,
                       f"columns reversed (stride -1): the transpose of the columns in memory order, written "
                       f"last row first, {tr}x{tc} tile, {'16-byte vectors' if vec else 'element by element'}")
+    if lay.cs != 1 and lay.bstride is not None:
+        cfg = SCALAR_CANDIDATES[itemsize][0]
+        return Choice("strided-tile", itemsize, STRIDED, tile_expression(itemsize, cfg, "stridedTile"), cfg[2],
+                      f"strides {lay.rs}, {lay.cs} (elements): {cfg[0]}x{cfg[1]} tile, element by element")
     if lay.cs != 1 or lay.bstride is None:
         return Choice("strided", itemsize, STRIDED, strided_expression(itemsize), STRIDED_THREADS,
                       f"strides {lay.rs}, {lay.cs} (elements) and batch strides {lay.batch_dims or lay.bstride}: "
@@ -362,7 +368,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
 
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
-    m = re.fullmatch(r"tile(?:Any|Align|Scalar)<\d+,(\d+),(\d+),\d+>", choice.expression)
+    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|stridedTile)<\d+,(\d+),(\d+),\d+>", choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])
@@ -388,7 +394,7 @@ def skinny_runs(chunks: int, threads: int, sms: int) -> tuple[int, int]:
 
 def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int = 132) -> tuple[int, int]:
     """(blocks, threads) for a kernel choice; the kernels stride over work past MAX_BLOCKS."""
-    if choice.kind in ("tile", "align", "scalar"):
+    if choice.kind in ("tile", "align", "scalar", "strided-tile"):
         tr, tc = tile_shape(choice)
         work = batch * cdiv(rows, tr) * cdiv(cols, tc)
         return min(work, MAX_BLOCKS), choice.threads

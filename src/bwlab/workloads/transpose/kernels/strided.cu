@@ -1,11 +1,13 @@
-// The transpose of a view with any strides (negative included, batch dimensions that do not
-// merge): out[b, j, i] = x[b, i, j], out C-contiguous. One thread per output element, threads
-// along output rows, so the stores are coalesced; the loads go where the strides say. The
-// correct answer for every layout; the tile kernels take the layouts that can be fast.
+// The transpose of a view with any strides (negative included): out[b, j, i] = x[b, i, j],
+// out C-contiguous.
+// strided: any batch dimensions, merging or not. One thread per output element, threads along
+// output rows, so the stores are coalesced; the loads go where the strides say (down a column
+// of the view: a sector per element). The correct answer for every layout.
 // bdims holds the batch dimensions, outermost first: extent[0..nb), then stride[0..nb) (elements).
-#include "common.cuh"
-
-typedef unsigned char byte;
+// stridedTile: batches of one stride (or none). TR x TC tiles element by element through
+// shared memory (tile_scalar, with the view's column stride), so a warp's loads run along a row
+// of the view and its stores along a row of out.
+#include "tile.cuh"
 
 template <int E>
 __global__ void __launch_bounds__(256)
@@ -24,5 +26,22 @@ strided(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols,
       off += bi * bdims[nb + d];
     }
     y[o] = x[off];
+  }
+}
+
+template <int E, int TR, int TC, int THREADS>
+__global__ void __launch_bounds__(THREADS)
+stridedTile(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 rs, i64 cs,
+            i64 bstride) {
+  __shared__ __align__(16) byte s[ScalarTile<E, TR, TC>::BYTES];
+  typedef typename Elem<E>::T T;
+  const i64 tiles_r = (rows + TR - 1) / TR, per_matrix = tiles_r * ((cols + TC - 1) / TC), total = per_matrix * batch;
+  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
+    i64 b, r0, c0;
+    tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
+    tile_scalar<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + b * bstride + r0 * rs + c0 * cs, rs,
+                                    reinterpret_cast<T*>(out) + b * rows * cols + c0 * rows + r0, rows, rows - r0,
+                                    cols - c0, s, cs);
+    if (t + gridDim.x < total) __syncthreads();  // the block's next tile reuses the shared buffer
   }
 }

@@ -122,18 +122,20 @@ struct ScalarTile {
 };
 
 // One TR x TC tile element by element (the body of tileScalar and scalarBatched), for any
-// pitches and alignment: src, ldi, dst, ldo, nr, nc as for tile_vec. Each thread
-// keeps one column of the input tile (rows lr + k*RS) and one of the output tile (rows lj +
-// k*CS), all its loads in flight before the first shared store.
+// pitches and alignment: src, ldi, dst, ldo, nr, nc as for tile_vec; cs: the input's column
+// stride (1 but for stridedTile). Each thread keeps one column of the input tile (rows lr +
+// k*RS) and one of the output tile (rows lj + k*CS), all its loads in flight before the first
+// shared store.
 template <int E, int TR, int TC, int THREADS>
 __device__ __forceinline__ void tile_scalar(const typename Elem<E>::T* __restrict__ src, i64 ldi,
-                                            typename Elem<E>::T* __restrict__ dst, i64 ldo, i64 nr, i64 nc, byte* s) {
+                                            typename Elem<E>::T* __restrict__ dst, i64 ldo, i64 nr, i64 nc, byte* s,
+                                            i64 cs = 1) {
   typedef typename Elem<E>::T T;
   constexpr int SPITCH = ScalarTile<E, TR, TC>::PITCH;
   constexpr int NE = TR * TC / THREADS, RS = THREADS / TC, CS = THREADS / TR;
   static_assert(THREADS % TC == 0 && THREADS % TR == 0 && NE <= 32, "thread layout of the tile");
   const int lr = threadIdx.x / TC, lc = threadIdx.x % TC, lj = threadIdx.x / TR, li = threadIdx.x % TR;
-  const T* x = src + lr * ldi + lc;
+  const T* x = src + lr * ldi + lc * cs;
   T* y = dst + lj * ldo + li;
   const bool col_in = lc < nc, row_out = li < nr;
   T v[NE];
