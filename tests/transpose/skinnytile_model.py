@@ -125,7 +125,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                 s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
             # every group of the tile written once: the row side reads no stale byte
             if words:
-                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record)
+                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem)
             for q0 in range(0, 0 if words else S * R, THREADS // 32):
                 q = q0 + warp
                 ok = q < S * R
@@ -216,32 +216,51 @@ def _from_lane(v: np.ndarray, delta: int) -> np.ndarray:
     return v[(lanes & ~31) | ((lanes + delta) & 31)]
 
 
-def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record):
-    """skinnyWords TALL, row side: lane's group G = 31k + lane, 16/E word loads, bundle transposed,
-    realigned from lane - 1's vectors, lanes > 0 store vector G - 1 of each row."""
+def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem):
+    """skinnyWords TALL, row side: lane's group G = 31k + lane; a bundle's 16/E words (two aligned
+    loads where S*E % 4 puts a word across a boundary), transposed; a single row's 16/E elements;
+    each row realigned from lane - 1's vector, lanes > 0 store vector G - 1 of each row."""
     q_, ve, se = 4 // E, 16 // E, S * E
+    m4 = se % 4
     tid = np.arange(THREADS)
     lane, warp = tid & 31, tid >> 5
-    tasks = (S // q_) << rlog
+    nb = S // q_
+    tasks = (nb + S - nb * q_) << rlog
+
+    def emit(row, G, y, ok):
+        rs = row * rowbytes
+        m = rs & 15
+        prev = _from_lane(y, -1)
+        cat = np.concatenate([prev, y], axis=1)
+        idx = (16 - m)[:, None] + np.arange(16)[None, :]
+        x = np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), y)
+        _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0))
+
     for q0 in range(0, tasks, THREADS // 32):
         q = q0 + warp
         ok = q < tasks
-        b, G = q >> rlog, 31 * (q & (R - 1)) + lane
+        u, G = q >> rlog, 31 * (q & (R - 1)) + lane
+        bundle, single = ok & (u < nb), ok & (u >= nb)  # per warp: one or the other
         w = []
         for i in range(ve):
-            a = G * gp + 4 * b + i * se
-            w.append(get(a, ok, 4))
-            if record:
-                _record(res, "row load", a, ok, 4)
-        y = _exchange(E, w, True)
-        for r in range(q_):
-            rs = (q_ * b + r) * rowbytes
-            m = rs & 15
-            prev = _from_lane(y[r], -1)
-            cat = np.concatenate([prev, y[r]], axis=1)
-            idx = (16 - m)[:, None] + np.arange(16)[None, :]
-            x = np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), y[r])
-            _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0))
+            a = G * gp + 4 * u + i * se
+            k = (i * m4) % 4
+            assert ((a - k) % 4 == 0)[bundle].all(), "word_at's loads are aligned"
+            assert (a - k + (4 if k == 0 else 8) <= smem)[bundle].all(), "word_at reads inside the tile"
+            w.append(get(a, bundle, 4))
+            if record and bundle.any():
+                for part in ((a - k,) if k == 0 else (a - k, a - k + 4)):
+                    _record(res, "row load", part, bundle, 4)
+        for r, y in enumerate(_exchange(E, w, True)):
+            emit(q_ * u + r, G, y, bundle)
+        row = q_ * nb + u - nb
+        y = np.full((THREADS, 16), UNSET, np.int64)
+        for i in range(ve):
+            a = G * gp + row * E + i * se
+            y[:, i * E:(i + 1) * E] = get(a, single, E)
+            if record and single.any():
+                _record(res, "row load", a, single, E)
+        emit(row, G, y, single)
 
 
 def _words_wide(res, put, ids_in, E, S, R, rlog, V, gp, t, rowbytes, record):

@@ -31,11 +31,11 @@ def test_every_short_side_forced(e, words, tall):
     from bwlab.workloads.transpose.calls import launch
 
     stream = cupy.cuda.get_current_stream().ptr
-    choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE,
-                             dispatch.skinnytile_expression(e, tall, words), dispatch.SKINNYTILE_THREADS)
     for s in range(1, 65):
-        if words and not dispatch.skinnytile_words(e, s):
+        if words and not dispatch.skinnytile_words(e, s, tall):
             continue
+        choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE,
+                                 dispatch.skinnytile_expression(e, tall, words, s), dispatch.SKINNYTILE_THREADS)
         for n in _longs(e, s, words):
             rows, cols = (n, s) if tall else (s, n)
             host = verify.random_host((rows, cols), DT[e], seed=s * 7919 + n)
@@ -80,7 +80,7 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
 
     from bwlab import explain_transpose as explain
 
-    assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyTile<1,true>")
+    assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 4 bundles, 1 row
     assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("skinnyTile<1,false>")
     assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
     assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinny<4,3,true,")  # kept: as fast
@@ -92,9 +92,9 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true>")  # as fast
 
 
-@pytest.mark.parametrize("shape, kernel", [((130_000_007, 17), "skinnyTile"), ((33, 66_000_001), "skinnyTile"),
+@pytest.mark.parametrize("shape, kernel", [((130_000_007, 17), "skinnyWords"), ((33, 66_000_001), "skinnyTile"),
                                            ((134_217_731, 16), "skinnyWords"), ((32, 67_108_867), "skinnyWords")],
-                         ids=["tall-u8-17", "wide-u8-33", "tall-u8-16-words", "wide-u8-32-words"])
+                         ids=["tall-u8-17-words", "wide-u8-33", "tall-u8-16-words", "wide-u8-32-words"])
 def test_over_2_31_elements(shape, kernel):
     import cupy
 

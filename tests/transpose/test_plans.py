@@ -48,8 +48,10 @@ def test_shape_classes(batch, rows, cols, kind):
                 want = "wide-tile"
         if want in ("tall-tile", "wide-tile"):
             short = cols if want == "tall-tile" else rows
-            words = e < 4 and short * e % 4 == 0 and (want == "wide-tile" or short <= dispatch.WORDS_TALL_MAX[e])
-            assert c.expression == dispatch.skinnytile_expression(e, want == "tall-tile", words)
+            tall = want == "tall-tile"
+            words = e < 4 and (short * e % 4 == 0 or (tall and e == 1 and short >= 4)) and \
+                (not tall or short <= dispatch.WORDS_TALL_MAX[e])
+            assert c.expression == dispatch.skinnytile_expression(e, tall, words, short)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
         if want in ("align", "scalar"):
@@ -162,7 +164,8 @@ def test_launch_geometry_covers_the_work():
             short, n = (cols, rows) if tall else (rows, cols)
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
             words = dispatch.is_words(c)
-            assert words == (dispatch.skinnytile_words(e, short) and (not tall or short <= dispatch.WORDS_TALL_MAX[e]))
+            assert words == (dispatch.skinnytile_words(e, short, tall) and
+                             (not tall or short <= dispatch.WORDS_TALL_MAX[e]))
             rlog = dispatch.skinnytile_geometry(e, short, tall, words)[0]
             covered = blocks * dispatch.skinnytile_vectors(rlog, words)  # vectors per row (TALL) / per tile (WIDE)
             assert (covered >= -(-n * e // 16) + 1) if tall else (covered * (16 // e) >= n)

@@ -33,6 +33,9 @@ CASES = [(e, s, n, tall) for e in dispatch.ITEMSIZES for s in SHORTS for n in _l
 WORD_SHORTS = (2, 4, 8, 12, 16, 20, 32, 36, 60, 64)  # every S * E a multiple of 4 (S = 2: 2-byte only)
 CASES += [(e, s, n, tall, True) for e in (1, 2) for s in WORD_SHORTS if dispatch.skinnytile_words(e, s)
           for n in _longs(e, s, True) for tall in (True, False)]
+ODD_SHORTS = (3, 5, 6, 7, 9, 17, 31, 33, 63)  # tall skinnyWords: bundles, then single rows
+CASES += [(e, s, n, True, True) for e in (1, 2) for s in ODD_SHORTS
+          if dispatch.skinnytile_words(e, s, True) and not dispatch.skinnytile_words(e, s) for n in _longs(e, s, True)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda v: str(v))
@@ -56,7 +59,7 @@ def test_shared_accesses_keep_their_bank_ways(e, words, tall):
     is written last element first, so its lanes too write one offset of consecutive rows."""
     worst: dict[str, int] = {}
     for s in range(1, 65):
-        if words and not dispatch.skinnytile_words(e, s):
+        if words and not dispatch.skinnytile_words(e, s, tall):
             continue
         rlog = dispatch.skinnytile_geometry(e, s, tall, words)[0]
         n = 2 * dispatch.skinnytile_vectors(rlog, words) * (16 // e) + 3  # two tiles and a bit

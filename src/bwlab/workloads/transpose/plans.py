@@ -35,7 +35,9 @@ SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (
 # skinnyWords (shared words of 4/E rows) where it may run, except tall float16-sized short sides
 # over 16: on the H200 (256 MiB) it took uint8 from 79-82% of memcpy to 83-93% tall and from
 # 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91%; 2-byte tall gained up to 16 but
-# measured 89/83% against skinnyTile's 89/89% at 32/64 columns.
+# measured 89/83% against skinnyTile's 89/89% at 32/64 columns. Tall uint8 short sides that do
+# not fill words (5, 7, 9, ...): 71-81% -> 76-89% with aligned rows, 70-80% -> 70-81% with
+# misaligned ones (2-byte odd ones measured -4 to +3 points: they stay on skinnyTile).
 WORDS_TALL_MAX = {1: 64, 2: 16}
 STRIDED_THREADS = 256
 ROWS_THREADS = 256
@@ -190,14 +192,18 @@ def skinny_expression(itemsize: int, short: int, tall: bool) -> str:
     return f"skinny<{itemsize},{short},{'true' if tall else 'false'},{skinny_threads(short)}>"
 
 
-def skinnytile_words(itemsize: int, short: int) -> bool:
-    """skinnyWords (1- and 2-byte elements, short * itemsize a multiple of 4): a shared word holds
-    one position of 4/itemsize rows, moved with one access instead of one per element."""
-    return itemsize < 4 and (short * itemsize) % 4 == 0
+def skinnytile_words(itemsize: int, short: int, tall: bool = False) -> bool:
+    """skinnyWords (1- and 2-byte elements): a shared word holds one position of 4/itemsize rows,
+    moved with one access instead of one per element. Short sides that fill words (short *
+    itemsize a multiple of 4) both ways; tall uint8 of any short side from 4 too (bundles of 4
+    rows, then the rest one by one)."""
+    return itemsize < 4 and ((short * itemsize) % 4 == 0 or (tall and itemsize == 1 and short >= 4))
 
 
-def skinnytile_expression(itemsize: int, tall: bool, words: bool = False) -> str:
-    return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}>"
+def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short: int = 0) -> str:
+    """skinnyWords takes short * itemsize % 4 as a third parameter where it is not 0."""
+    m = (short * itemsize) % 4 if words else 0
+    return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}{f',{m}' if m else ''}>"
 
 
 def is_words(choice: "Choice") -> bool:
@@ -219,7 +225,7 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
     (tiles of 16 to 32 KiB per side) whose groups fit 48 KiB."""
     if not 1 <= short <= SKINNYTILE_MAX:
         raise ValueError(f"skinnyTile takes short sides 1..{SKINNYTILE_MAX}, got {short}")
-    if words and not skinnytile_words(itemsize, short):
+    if words and not skinnytile_words(itemsize, short, tall):
         raise ValueError(f"skinnyWords takes 1- or 2-byte elements filling 4-byte words, "
                          f"got {short} x {itemsize} bytes")
     gp = skinnytile_pitch(itemsize, short)
@@ -280,7 +286,8 @@ def expressions() -> dict[Path, list[str]]:
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
-                         for w in ((False, True) if e < 4 else (False,))],
+                         for w in ((False, True) if e < 4 else (False,))]
+            + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
@@ -334,12 +341,12 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
         even = rows % ve == 0 and cols % ve == 0
         for tall, short, long in ((True, cols, rows), (False, rows, cols)):
             if skinnytile_applies(itemsize, short, long, tall, even):
-                words = skinnytile_words(itemsize, short) and (not tall or short <= WORDS_TALL_MAX[itemsize])
+                words = skinnytile_words(itemsize, short, tall) and (not tall or short <= WORDS_TALL_MAX[itemsize])
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
                 side = "columns" if tall else "rows"
                 how = f", shared words of {4 // itemsize} {side}" if words else ""
                 return Choice("tall-tile" if tall else "wide-tile", itemsize, SKINNYTILE,
-                              skinnytile_expression(itemsize, tall, words), SKINNYTILE_THREADS,
+                              skinnytile_expression(itemsize, tall, words, short), SKINNYTILE_THREADS,
                               f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words)} vectors "
                               f"per long row ({smem} bytes{how}), 16-byte accesses on both sides")
     if lay.dense and aligned:

@@ -308,16 +308,30 @@ __device__ __forceinline__ void exchange(unsigned (&w)[16 / E], uint4 (&y)[4 / E
   }
 }
 
-template <int E, bool TALL>
+// Word i of a bundle at p (4-byte aligned): position i's elements of its rows, at byte i*SE.
+// With M = SE % 4 != 0 the word of position i starts (i*M) % 4 bytes past a word
+// boundary, known once i is unrolled: two aligned loads and a funnel shift.
+template <int M>
+__device__ __forceinline__ unsigned word_at(const byte* p, int i, int SE) {
+  const int k = (i * M) & 3;
+  const unsigned* a = reinterpret_cast<const unsigned*>(p + i * SE - k);
+  return k == 0 ? a[0] : __funnelshift_r(a[0], a[1], 8 * k);
+}
+
+// M: S*E % 4. M = 0: every row in a bundle. M != 0 (TALL, 1-byte elements): the first S/4*4
+// rows in bundles through word_at, the S % 4 left one by one (one shared access per element).
+template <int E, bool TALL, int M = 0>
 __global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
 skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
             u64 in_hi) {
   static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
+  static_assert(M == 0 || (TALL && E == 1 && M < 4), "short sides not filling words: tall uint8 only");
   constexpr int VE = 16 / E, Q = 4 / E;
   extern __shared__ __align__(16) byte sm[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int R = 1 << rlog, V = 31 << rlog;
-  const int SE = S * E, tasks = (S / Q) << rlog;
+  const int SE = S * E, NB = S / Q;  // bundles; then S - NB*Q single rows (M != 0)
+  const int tasks = (M == 0 ? NB : NB + S - NB * Q) << rlog;
   const i64 t = blockIdx.x;
   const i64 rowbytes = n * E;
   const int NC = (V + (TALL ? 1 : 0)) * S;
@@ -327,27 +341,39 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   if (TALL) {
     packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi);  // NC <= 31*64 + 64
     __syncthreads();
-    // task q = (bundle b, block k): lane's group G = 31k + lane; lane > 0 stores vector G - 1
-    // of each row of the bundle (group G - 1's last m bytes and group G's first 16 - m).
+    // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
+    // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
+    auto emit = [&](int row, int G, uint4 y) {
+      const i64 rs = row * rowbytes;
+      const int m = (int)(rs & 15);
+      uint4 x = y;
+      if (!aligned) {
+        const uint4 prev = shfl(y, (lane + 31) & 31);
+        if (m) x = realign(prev, y, 16 - m);
+      }
+      const u64 lo = reinterpret_cast<u64>(out) + rs;
+      if (lane > 0) store16_clipped<E>(out + 16 * ((rs >> 4) + t * V + G - 1), x, lo, lo + rowbytes);
+    };
+    // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
+    // others single rows.
     for (int q = warp; q < tasks; q += ST_THREADS / 32) {
-      const int b = q >> rlog, G = 31 * (q & (R - 1)) + lane;
-      const byte* p = sm + G * gp + 4 * b;
-      unsigned w[VE];
+      const int u = q >> rlog, G = 31 * (q & (R - 1)) + lane;
+      if (M == 0 || u < NB) {
+        const byte* p = sm + G * gp + 4 * u;
+        unsigned w[VE];
 #pragma unroll
-      for (int i = 0; i < VE; ++i) w[i] = *reinterpret_cast<const unsigned*>(p + i * SE);
-      uint4 y[Q];
-      exchange<E, true>(w, y);
+        for (int i = 0; i < VE; ++i) w[i] = word_at<M>(p, i, SE);
+        uint4 y[Q];
+        exchange<E, true>(w, y);
 #pragma unroll
-      for (int r = 0; r < Q; ++r) {
-        const i64 rs = (Q * b + r) * rowbytes;
-        const int m = (int)(rs & 15);
-        uint4 x = y[r];
-        if (!aligned) {
-          const uint4 prev = shfl(y[r], (lane + 31) & 31);
-          if (m) x = realign(prev, y[r], 16 - m);
-        }
-        const u64 lo = reinterpret_cast<u64>(out) + rs;
-        if (lane > 0) store16_clipped<E>(out + 16 * ((rs >> 4) + t * V + G - 1), x, lo, lo + rowbytes);
+        for (int r = 0; r < Q; ++r) emit(Q * u + r, G, y[r]);
+      } else {
+        const int row = Q * NB + u - NB;
+        const byte* p = sm + G * gp + row * E;
+        uint4 y = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (int i = 0; i < VE; ++i) set_elem<E>(y, i, *reinterpret_cast<const typename Piece<E>::T*>(p + i * SE));
+        emit(row, G, y);
       }
     }
   } else {
