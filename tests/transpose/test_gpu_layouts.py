@@ -42,10 +42,12 @@ VIEWS = {
     "reversed columns, misaligned start": ((96, 176), lambda a: a[:, 170:10:-1]),
     "reversed columns, pitched rows": ((96, 176), lambda a: a[5:, 159::-1]),
     "every other": ((70, 82), lambda a: a[::2, ::2]),
+    "every other, tiled": ((150, 166), lambda a: a[::2, ::2]),
     "every third column": ((70, 200), lambda a: a[:, ::3]),
-    "negative steps": ((70, 82), lambda a: a[::-2, ::-3]),
-    "batch of column steps": ((3, 40, 50), lambda a: a[:, :, ::2]),
+    "negative steps": ((200, 250), lambda a: a[::-2, ::-3]),
+    "batch of column steps": ((3, 140, 150), lambda a: a[:, :, ::2]),
     "transposed with steps": ((90, 70), lambda a: a[::3, ::2].T),
+    "reversed columns, short side": ((40, 300), lambda a: a[:, ::-1]),
     "transposed": ((70, 41), lambda a: a.T),
     "transposed slice": ((70, 41), lambda a: a[:, :30].T),
     "transposed batch": ((3, 50, 20), lambda a: a.swapaxes(1, 2)),
@@ -139,8 +141,9 @@ def test_reversed_columns_take_the_pitched_kernel_and_pass_2_31_elements():
     on whole vectors."""
     import cupy
 
-    assert bwlab.explain_transpose(cupy.empty((64, 64), cupy.float32)[:, ::-1]).startswith("pitchedVec")
-    assert bwlab.explain_transpose(cupy.empty((64, 63), cupy.float32)[:, ::-1]).startswith("pitchedScalar")
+    assert bwlab.explain_transpose(cupy.empty((128, 128), cupy.float32)[:, ::-1]).startswith("pitchedVec")
+    assert bwlab.explain_transpose(cupy.empty((128, 127), cupy.float32)[:, ::-1]).startswith("pitchedScalar")
+    assert bwlab.explain_transpose(cupy.empty((64, 128), cupy.float32)[:, ::-1]).startswith("strided<")
     base = cupy.empty((46341, 46341), cupy.uint8)
     verify.fill_random_bits(base, seed=9)
     x = base[:, ::-1]
@@ -157,7 +160,8 @@ def test_column_steps_take_the_strided_tile_and_pass_2_31_elements():
     view's column stride, with 64-bit offsets."""
     import cupy
 
-    assert bwlab.explain_transpose(cupy.empty((64, 64), cupy.float32)[::2, ::2]).startswith("stridedTile<4,")
+    assert bwlab.explain_transpose(cupy.empty((256, 256), cupy.float32)[::2, ::2]).startswith("stridedTile<4,")
+    assert bwlab.explain_transpose(cupy.empty((64, 64), cupy.float32)[::2, ::2]).startswith("strided<4>")
     base = cupy.empty((46341, 2 * 46341), cupy.uint8)
     verify.fill_random_bits(base, seed=11)
     x = base[:, ::2]

@@ -74,11 +74,15 @@ def test_shape_classes(batch, rows, cols, kind):
     ((3, 64, 48), (3072, 1, 64), "copy"),        # batched .mT of a contiguous array
     ((64, 48), (100, 1), "scalar"),              # a row slice: pitch 100
     ((64, 48), (-48, 1), "scalar"),              # x[::-1]: negative row stride
-    ((64, 48), (48, -1), "flip"),                # x[:, ::-1]
-    ((64, 48), (-48, -1), "flip"),               # x[::-1, ::-1]
-    ((3, 64, 48), (3072, 48, -1), "strided-tile"),  # a batch of x[:, ::-1]
+    ((640, 480), (480, -1), "flip"),             # x[:, ::-1]
+    ((640, 480), (-480, -1), "flip"),            # x[::-1, ::-1]
+    ((64, 480), (480, -1), "strided"),           # x[:, ::-1] with a short side: tiles mostly empty
+    ((3, 640, 480), (307200, 480, -1), "strided-tile"),  # a batch of x[:, ::-1]
+    ((480, 640), (1, -480), "strided"),          # x[::-1].T: rows are the closer-packed side
+    ((320, 480), (2, 1280), "strided"),          # x[:, ::2].T
     ((2, 3, 64, 48), (10000, 3072, 48, 2), "strided"),  # column stride 2, batch dimensions that do not merge
-    ((64, 48), (96, 2), "strided-tile"),         # x[::2, ::2]
+    ((640, 480), (1920, 2), "strided-tile"),     # x[::2, ::2]
+    ((64, 48), (96, 2), "strided"),              # ... of a short side
     ((2, 3, 64, 48), (10000, 3072, 48, 1), "strided"),  # batch dimensions that do not merge
     ((2, 3, 64, 48), (9216, 3072, 48, 1), "tile"),      # ... that do
     ((0, 7), (7, 1), "empty"),
@@ -92,19 +96,38 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     """x[:, ::-1]: the transpose of the columns in memory order into out's last row at pitch
     -rows; 16-byte vectors where those two pointers (the caller's alignment flags), the extents
     and x's row pitch allow, element by element otherwise."""
-    lay = dispatch.layout_of((64, 48), (48, -1))
+    lay = dispatch.layout_of((640, 480), (480, -1))
     c = dispatch.choose(4, lay)
     assert c.kind == "flip" and c.expression == dispatch.pitched_expression(4, True)
     assert c.expression in dispatch.expressions()[dispatch.PITCHED]
     assert dispatch.choose(4, lay, x_aligned=False).expression == dispatch.pitched_expression(4, False)
-    assert dispatch.choose(4, dispatch.layout_of((64, 47), (47, -1))).expression == \
+    assert dispatch.choose(4, dispatch.layout_of((640, 479), (479, -1))).expression == \
         dispatch.pitched_expression(4, False)
-    assert dispatch.choose(4, dispatch.layout_of((64, 48), (50, -1))).expression == \
-        dispatch.pitched_expression(4, False)  # a row pitch of 50 floats is not whole vectors
+    assert dispatch.choose(4, dispatch.layout_of((640, 480), (482, -1))).expression == \
+        dispatch.pitched_expression(4, False)  # a row pitch of 482 floats is not whole vectors
     tr, tc, _ = dispatch.pitched_tile(4, True)
-    assert dispatch.launch_geometry(c, 1, 64, 48) == (-(-64 // tr) * -(-48 // tc), c.threads)
+    assert dispatch.launch_geometry(c, 1, 640, 480) == (-(-640 // tr) * -(-480 // tc), c.threads)
     from bwlab.workloads.transpose.calls import flip_shifts
-    assert flip_shifts(lay, 4) == (-47 * 4, 47 * 64 * 4)
+    assert flip_shifts(lay, 4) == (-479 * 4, 479 * 640 * 4)
+
+
+@pytest.mark.parametrize("itemsize, rows, cols, want", [
+    (1, 1_000_001, 16, "skinnyWords<1,true>"),       # 16 columns fill words
+    (1, 1_000_001, 17, "skinnyWords<1,true,1>"),     # 4 bundles of 4 rows, then 1 alone
+    (1, 1_000_001, 6, "skinnyWords<1,true,2>"),
+    (1, 1_000_001, 63, "skinnyWords<1,true,3>"),
+    (1, 1_000_001, 3, "skinnyTile<1,true>"),         # no whole bundle
+    (1, 16, 1_000_001, "skinnyWords<1,false>"),
+    (1, 17, 1_000_001, "skinnyTile<1,false>"),       # wide: only short sides that fill words
+    (2, 1_000_001, 16, "skinnyWords<2,true>"),
+    (2, 1_000_001, 32, "skinnyTile<2,true>"),        # tall 2-byte over 16 columns: as fast without
+    (2, 1_000_001, 17, "skinnyTile<2,true>"),
+    (2, 34, 1_000_001, "skinnyWords<2,false>"),
+    (2, 33, 1_000_001, "skinnyTile<2,false>"),
+    (4, 1_000_001, 16, "skinnyTile<4,true>"),        # 4-byte elements: a word is one element
+])
+def test_skinny_tiles_chosen(itemsize, rows, cols, want):
+    assert dispatch.choose(itemsize, dense(1, rows, cols)).expression == want
 
 
 def test_merge_batch():

@@ -34,8 +34,9 @@ SKINNYTILE_SMEM = 48 * 1024  # dynamic shared memory without the opt-in attribut
 SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (2, 3, 4), 16: (2, 3, 4)}
 # skinnyWords (shared words of 4/E rows) where it may run, except tall float16-sized short sides
 # over 16: on the H200 (256 MiB) it took uint8 from 79-82% of memcpy to 83-93% tall and from
-# 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91%; 2-byte tall gained up to 16 but
-# measured 89/83% against skinnyTile's 89/89% at 32/64 columns. Tall uint8 short sides that do
+# 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91%; 2-byte tall gained up to 8 points
+# at 2 to 16 columns (but lost 4 at 4 columns with misaligned rows) and measured 89/83% against
+# skinnyTile's 89/89% at 32/64 columns. Tall uint8 short sides that do
 # not fill words (5, 7, 9, ...): 71-81% -> 76-89% with aligned rows, 70-80% -> 70-81% with
 # misaligned ones (2-byte odd ones measured -4 to +3 points: they stay on skinnyTile).
 WORDS_TALL_MAX = {1: 64, 2: 16}
@@ -318,7 +319,8 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             return Choice("copy", itemsize, reason="x is the transpose of a C-contiguous array: one copy")
         return Choice("copy2d", itemsize, ROWS, "copyRows", ROWS_THREADS,
                       f"x is the transpose of a row-major array with row pitch {lay.cs}: one copy of its rows")
-    if lay.cs == -1 and batch == 1:
+    tiled = min(rows, cols) > SKINNYTILE_MAX  # a shorter side would leave the tiles below mostly empty
+    if lay.cs == -1 and batch == 1 and tiled:
         # x[i, j] = x'[i, cols-1-j] for x' = x's columns in memory order: out is x'^T with its rows
         # in reverse order, a pitched transpose into the last row of out at pitch -rows (the caller
         # passes the alignment of those two pointers)
@@ -327,7 +329,9 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
         return Choice("flip", itemsize, PITCHED, pitched_expression(itemsize, vec), threads,
                       f"columns reversed (stride -1): the transpose of the columns in memory order, written "
                       f"last row first, {tr}x{tc} tile, {'16-byte vectors' if vec else 'element by element'}")
-    if lay.cs != 1 and lay.bstride is not None:
+    if lay.cs != 1 and lay.bstride is not None and abs(lay.cs) < abs(lay.rs) and tiled:
+        # the view's rows are the closer-packed side: a tile reads along them; where its columns
+        # are (a[::-1].T, a[:, ::2].T), consecutive threads of `strided` already read neighbours
         cfg = SCALAR_CANDIDATES[itemsize][0]
         return Choice("strided-tile", itemsize, STRIDED, tile_expression(itemsize, cfg, "stridedTile"), cfg[2],
                       f"strides {lay.rs}, {lay.cs} (elements): {cfg[0]}x{cfg[1]} tile, element by element")
