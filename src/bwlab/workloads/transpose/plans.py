@@ -227,8 +227,8 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
     if not 1 <= short <= SKINNYTILE_MAX:
         raise ValueError(f"skinnyTile takes short sides 1..{SKINNYTILE_MAX}, got {short}")
     if words and not skinnytile_words(itemsize, short, tall):
-        raise ValueError(f"skinnyWords takes 1- or 2-byte elements filling 4-byte words, "
-                         f"got {short} x {itemsize} bytes")
+        raise ValueError(f"skinnyWords does not take a {'tall' if tall else 'wide'} short side of {short} "
+                         f"{itemsize}-byte elements")
     gp = skinnytile_pitch(itemsize, short)
     rlog = 0
     while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
