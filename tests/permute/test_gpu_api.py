@@ -97,6 +97,17 @@ FORCED = [((48, 16, 80), (2, 1, 0)), ((16, 3, 32, 5), (3, 2, 0, 1)), ((64, 16, 1
           ((7, 9, 11), (2, 1, 0)), ((2, 2, 2, 2, 2, 2, 3, 16), (7, 6, 5, 4, 3, 2, 1, 0))]
 
 
+def operands(shape, perm, dtype):
+    """A fresh random x on the GPU, a poisoned out for its permutation, and NumPy's result."""
+    import cupy
+
+    host = verify.random_host(shape, dtype)
+    want = np.ascontiguousarray(np.transpose(host, perm))
+    out = cupy.empty(want.shape, host.dtype)
+    verify.poison(out)
+    return cupy.asarray(host), out, want
+
+
 @pytest.mark.parametrize("kind", ("gather", "scalar", "tiles"))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_each_family_forced(kind, dtype):
@@ -104,11 +115,7 @@ def test_each_family_forced(kind, dtype):
     import cupy
 
     for shape, perm in FORCED:
-        host = verify.random_host(shape, dtype)
-        x = cupy.asarray(host)
-        want = np.ascontiguousarray(np.transpose(host, perm))
-        out = cupy.empty(want.shape, host.dtype)
-        verify.poison(out)
+        x, out, want = operands(shape, perm, dtype)
         try:
             p = calls.plan(x, perm, out, forced=kind)
         except ValueError:
@@ -137,11 +144,7 @@ def test_every_vector_tile(dtype, folded, monkeypatch):
         monkeypatch.setitem(plans.FOLDED_TILES if folded else plans.VEC_TILES, e, (cfg,))
         seen = 0
         for shape, perm in TILE_CASES:
-            host = verify.random_host(shape, dtype)
-            x = cupy.asarray(host)
-            want = np.ascontiguousarray(np.transpose(host, perm))
-            out = cupy.empty(want.shape, host.dtype)
-            verify.poison(out)
+            x, out, want = operands(shape, perm, dtype)
             p = calls.plan(x, perm, out)
             if p.choice.expression != plans.vec_expression(e, cfg, folded):
                 continue

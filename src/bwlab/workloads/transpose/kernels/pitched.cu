@@ -8,25 +8,12 @@
 // and ldo in whole vectors. pitchedScalar: element by element (tile_scalar), any alignment.
 #include "tile.cuh"
 
-// Every TR x TC tile of a rows x cols matrix, in tileAny's order, striding over the grid:
-// tile(r0, c0) moves one through the block's shared buffer.
-template <int TR, int TC, class Tile>
-__device__ __forceinline__ void each_tile(i64 rows, i64 cols, Tile tile) {
-  const i64 tiles_r = (rows + TR - 1) / TR, total = tiles_r * ((cols + TC - 1) / TC);
-  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
-    i64 b, r0, c0;
-    tile_at<TR, TC>(t, tiles_r, total, b, r0, c0);
-    tile(r0, c0);
-    if (t + gridDim.x < total) __syncthreads();  // the block's next tile reuses the shared buffer
-  }
-}
-
 template <int E, int TR, int TC, int THREADS>
 __global__ void __launch_bounds__(THREADS)
 pitchedVec(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 ldi, i64 ldo) {
   __shared__ __align__(16) byte s[TileShape<E, TR, TC>::BYTES];
   typedef typename Elem<E>::T T;
-  each_tile<TR, TC>(rows, cols, [&](i64 r0, i64 c0) {
+  each_tile<TR, TC>(rows, cols, 1, [&](i64, i64 r0, i64 c0) {
     tile_vec<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + r0 * ldi + c0, [=](int r) { return r * ldi; },
                                  reinterpret_cast<T*>(out) + c0 * ldo + r0, [=](int j) { return j * ldo; },
                                  rows - r0, cols - c0, s);
@@ -38,7 +25,7 @@ __global__ void __launch_bounds__(THREADS)
 pitchedScalar(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 ldi, i64 ldo) {
   __shared__ __align__(16) byte s[ScalarTile<E, TR, TC>::BYTES];
   typedef typename Elem<E>::T T;
-  each_tile<TR, TC>(rows, cols, [&](i64 r0, i64 c0) {
+  each_tile<TR, TC>(rows, cols, 1, [&](i64, i64 r0, i64 c0) {
     tile_scalar<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + r0 * ldi + c0, ldi,
                                     reinterpret_cast<T*>(out) + c0 * ldo + r0, ldo, rows - r0, cols - c0, s);
   });

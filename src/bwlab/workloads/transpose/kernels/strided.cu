@@ -35,13 +35,9 @@ stridedTile(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 c
             i64 bstride) {
   __shared__ __align__(16) byte s[ScalarTile<E, TR, TC>::BYTES];
   typedef typename Elem<E>::T T;
-  const i64 tiles_r = (rows + TR - 1) / TR, per_matrix = tiles_r * ((cols + TC - 1) / TC), total = per_matrix * batch;
-  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
-    i64 b, r0, c0;
-    tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
+  each_tile<TR, TC>(rows, cols, batch, [&](i64 b, i64 r0, i64 c0) {
     tile_scalar<E, TR, TC, THREADS>(reinterpret_cast<const T*>(in) + b * bstride + r0 * rs + c0 * cs, rs,
                                     reinterpret_cast<T*>(out) + b * rows * cols + c0 * rows + r0, rows, rows - r0,
                                     cols - c0, s, cs);
-    if (t + gridDim.x < total) __syncthreads();  // the block's next tile reuses the shared buffer
-  }
+  });
 }

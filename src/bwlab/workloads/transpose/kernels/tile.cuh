@@ -63,6 +63,18 @@ __device__ __forceinline__ void tile_at(i64 t, i64 tiles_r, i64 per_matrix, i64&
   c0 = tc * TC;
 }
 
+// Every TR x TC tile of `batch` rows x cols matrices, in the launch order above, striding over
+// the grid: tile(b, r0, c0) moves one through the block's shared buffer.
+template <int TR, int TC, class Tile>
+__device__ __forceinline__ void each_tile(i64 rows, i64 cols, i64 batch, Tile tile) {
+  const i64 tiles_r = (rows + TR - 1) / TR, per_matrix = tiles_r * ((cols + TC - 1) / TC), total = per_matrix * batch;
+  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
+    i64 b, r0, c0;
+    tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
+    tile(b, r0, c0);
+    if (t + gridDim.x < total) __syncthreads();  // the block's next tile reuses the shared buffer
+  }
+}
 
 // One TR x TC tile through shared memory with 16-byte vectors (the body of tileAny and of
 // tileBatched): input row r of the tile starts at x + in_row(r), output row j at y + out_row(j)
