@@ -252,9 +252,11 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     """skinnyTile for short sides 2..64 with a long side over 64 (smaller matrices keep the
     tile kernels), except:
     - the tall short sides SKINNY_KEEP_TALL leaves on skinny;
-    - aligned extents with 2 to 4 short elements, tall (below 16 bytes) or wide uint8, where the
-      register kernel needs no realignment (10,000,000 x 3 tall: 97-102% of memcpy on the H200;
-      3 x 10,000,000 uint8: 75%, while skinnyTile's wide uint8 reaches about 60%); at 16 columns
+    - aligned extents (long rows in whole 16-byte vectors) with 2 to 4 short elements, tall
+      (below 16 bytes) or wide uint8, where the register kernel needs no realignment
+      (10,000,000 x 3 tall: 97-102% of memcpy on the H200, against 82-90% on skinnyTile;
+      3 x 10,000,000 uint8: 73% against 68%), unless the short side fills skinnyWords' 4-byte
+      words (89-94% there: uint8 4, 2-byte 2 and 4); at 16 columns
       it fell to 72-80% where skinnyTile reached 80-96% (256^3 x 16, aligned);
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
       short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
@@ -264,9 +266,9 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
         return False
     if not aligned_extents:
         return True
-    if short <= 4:
+    if short <= 4:  # the register kernel, except where skinnyWords measured 89-94% (aligned long rows)
         registers = itemsize < 16 if tall else itemsize == 1
-        return not registers
+        return not registers or skinnytile_words(itemsize, short, tall)
     if short <= SKINNY_MAX:
         return True
     tr, tc, _ = DEFAULT_PLAN[itemsize]
@@ -342,8 +344,10 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
     ve = 16 // itemsize
     aligned = x_aligned and out_aligned
     if lay.dense and aligned and batch == 1:
-        even = rows % ve == 0 and cols % ve == 0
         for tall, short, long in ((True, cols, rows), (False, rows, cols)):
+            # aligned extents: long rows (the long side) in whole 16-byte vectors, as the register
+            # kernel's 2-4 short elements need (a short side below 16 bytes never is a multiple)
+            even = long % ve == 0 and (short <= 4 or short % ve == 0)
             if skinnytile_applies(itemsize, short, long, tall, even):
                 words = skinnytile_words(itemsize, short, tall) and (not tall or short <= WORDS_TALL_MAX[itemsize])
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
