@@ -199,7 +199,8 @@ def test_dispatch_classes_on_the_gpu():
     assert explain(cupy.empty((3, 1000), cupy.float32)).startswith("skinnyTile<4,false>")
     assert explain(cupy.empty((1000, 17), cupy.uint8)).startswith("skinnyWords<1,true,1>")
     assert explain(cupy.empty((128, 128), cupy.uint8)).startswith("tileAny<1,")
-    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith("tileAlign<1,")
+    mis = dispatch.MISALIGNED_KERNELS[dispatch.MISALIGNED_DEFAULT[1][0]][0]
+    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith(f"{mis}<1,")
     assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith("tileScalar<4,")
     assert explain(cupy.empty((100, 99), cupy.float32)[:, ::-1]).startswith("pitchedScalar<4,")  # 99: not whole
     assert explain(cupy.empty((100, 100), cupy.float32)[:, ::-1]).startswith("pitchedVec<4,")  # vectors
@@ -222,10 +223,12 @@ def test_every_tile_candidate_and_skinny_width():
                     for cfg in dispatch.ALIGN_CANDIDATES[e]]
         kernels += [("scalar", dispatch.SCALAR, dispatch.tile_expression(e, cfg, "tileScalar"), cfg)
                     for cfg in dispatch.SCALAR_CANDIDATES[e]]
+        kernels += [("stage", dispatch.STAGE, dispatch.tile_expression(e, cfg, "tileStage"), cfg)
+                    for cfg in dispatch.STAGE_CANDIDATES.get(e, ())]
         for kind, source, expr, cfg in kernels:
             c = dispatch.Choice(kind, e, source, expr, cfg[2])
             shapes = [(2, 320, 272), (1, 2 * cfg[0], 3 * cfg[1]), (3, 16, 32)]  # multiples of 16
-            if kind in ("align", "scalar"):
+            if kind in ("align", "scalar", "stage"):
                 shapes += [(2, 300, 260), (2, 257, 263), (1, 1, 1), (2, 1, 77), (1, cfg[0] + 1, cfg[1] - 1)]
             for shape in shapes:
                 host = verify.random_host(shape, dt)
@@ -234,6 +237,31 @@ def test_every_tile_candidate_and_skinny_width():
                 verify.poison(out)
                 launch(c, x.data.ptr, out.data.ptr, shape[0], shape[1], shape[2], x.nbytes, 0, stream)
                 assert verify.compare(out.get(), np.ascontiguousarray(host.swapaxes(1, 2))).ok, (e, cfg, shape)
+
+
+def test_staged_tiles_on_views():
+    """tileStage forced on row slices at odd offsets and on reversed rows (negative row stride),
+    whose rows start at every byte offset: its covering loads, byte shifts and guarded ends."""
+    import cupy
+
+    from bwlab.core.arrays import as_operand
+    from bwlab.workloads.transpose.calls import kernel_runner
+
+    stream = cupy.cuda.get_current_stream().ptr
+    for e, cfgs in dispatch.STAGE_CANDIDATES.items():
+        dt = {1: "u1", 2: "u2", 4: "u4"}[e]
+        for cfg in cfgs:
+            c = dispatch.Choice("stage", e, dispatch.STAGE, dispatch.tile_expression(e, cfg, "tileStage"), cfg[2])
+            for rows, cols in ((257, 263), (1, 77), (130, 1), (cfg[0] + 3, cfg[1] + 5)):
+                host = verify.random_host((rows + 3, cols + 7), dt)
+                big = cupy.asarray(host)
+                for sl in (np.s_[1:rows + 1, 3:3 + cols], np.s_[rows + 1:1:-1, 1:1 + cols]):
+                    x = big[sl]
+                    xo = as_operand(x, "x")
+                    out = cupy.empty((cols, rows), dt)
+                    verify.poison(out)
+                    kernel_runner(c, dispatch.layout_of(xo.shape, xo.strides), xo)(xo.ptr, out.data.ptr, stream)
+                    assert verify.compare(out.get(), np.ascontiguousarray(host[sl].T)).ok, (cfg, rows, cols, sl)
 
 
 def _big(shape, dtype):
@@ -281,14 +309,14 @@ def test_compare_transposed_catches_a_wrong_element():
 
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
 def test_offset_views_take_the_misaligned_kernels(dtype):
-    """A view starting mid-allocation is not 16-byte aligned: tileAlign or tileScalar, exactly."""
+    """A view starting mid-allocation is not 16-byte aligned: a misaligned kernel, exactly."""
     import cupy
 
     from bwlab import explain_transpose as explain
 
     host = verify.random_host((1 + 256 * 128,), dtype)
     x = cupy.asarray(host)[1:].reshape(256, 128)
-    assert explain(x).startswith(("tileAlign", "tileScalar"))
+    assert explain(x).startswith(("tileAlign", "tileScalar", "tileStage"))
     out = cupy.empty((128, 256), dtype)
     verify.poison(out)
     bwlab.transpose(x, out)

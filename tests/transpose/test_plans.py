@@ -55,7 +55,7 @@ def test_shape_classes(batch, rows, cols, kind):
             assert c.expression == dispatch.skinnytile_expression(e, tall, words, short)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
-        if want in ("align", "scalar"):
+        if want in dispatch.MISALIGNED_KERNELS:
             kernel, source = dispatch.MISALIGNED_KERNELS[want]
             assert c.expression == dispatch.tile_expression(e, mis_cfg, kernel)
             assert c.expression in dispatch.expressions()[source]
@@ -140,7 +140,7 @@ def test_merge_batch():
 
 def test_unaligned_pointers_take_the_misaligned_kernels():
     assert dispatch.choose(4, dense(1, 1024, 1024), x_aligned=False).kind == "scalar"
-    assert dispatch.choose(1, dense(1, 1024, 1024), out_aligned=False).kind == "align"
+    assert dispatch.choose(1, dense(1, 1024, 1024), out_aligned=False).kind == dispatch.MISALIGNED_DEFAULT[1][0]
     assert dispatch.choose(4, dense(1, 1024, 1024)).kind == "tile"
     plan = {("misaligned", 4): ("align", (64, 64, 256))}
     c = dispatch.choose(4, dense(1, 1001, 1001), plan)
@@ -155,6 +155,9 @@ def test_every_element_size_has_misaligned_kernels():
         for tr, tc, th in dispatch.SCALAR_CANDIDATES[e]:
             assert th % tc == 0 and th % tr == 0 and tr * tc // th <= 32  # the kernel's static_assert
             assert tr * (tc * e + max(e, 4)) <= 48 * 1024
+        for tr, tc, th in dispatch.STAGE_CANDIDATES.get(e, ()):
+            assert e <= 4 and th % tc == 0 and th % tr == 0 and tr * tc // th <= 32 and tc * e % 16 == 0
+            assert tr * (16 * (tc * e // 16 + 1) + 4) <= 48 * 1024  # stage.cu's StageTile
         assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
 
 

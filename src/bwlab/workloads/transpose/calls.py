@@ -72,6 +72,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         args = ptrs + [rows, cols, batch]
     elif choice.kind == "scalar":
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride)]
+    elif choice.kind == "stage":
+        args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds]
     elif choice.kind == "align":
         run_len, blocks = plans.align_runs(blocks, _sm_count(x.device))
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds, ("i32", run_len)]
@@ -104,7 +106,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         args = ptrs + [rows, cols, ("i64", lay.rs), ("i64", lay.cs), ("ptr", keep.data.ptr),
                        ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
     packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args, shared=shared)
-    at = {"align": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)  # where in_lo, in_hi go
+    # where in_lo, in_hi go
+    at = {"align": 7, "stage": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)
     if choice.kind == "flip":
         x_shift, out_shift = flip_shifts(lay, x.itemsize)
 

@@ -120,6 +120,12 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith("tileAlign"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: tileAlign realigns them, at the "
                 f"cost of shuffles and a longer dependency chain per tile ({name})")
+    if kernel.startswith("tileStage"):
+        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: 16-byte loads, but one store "
+                f"instruction per byte ({name})")
+    if kernel.startswith("tileScalar"):
+        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: one load and one store instruction "
+                f"per element ({name})")
     if kernel.startswith(("skinnyTile", "skinnyWords")):
         return f"short side: the padded shared tile, rows realigned in shared memory ({name})"
     if kernel.startswith("skinny"):

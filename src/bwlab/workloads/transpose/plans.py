@@ -17,7 +17,7 @@ from ...core.launch import cdiv
 
 KERNELS_DIR = Path(__file__).parent / "kernels"
 ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR / "rows.cu"
-SCALAR = KERNELS_DIR / "scalar.cu"
+SCALAR, STAGE = KERNELS_DIR / "scalar.cu", KERNELS_DIR / "stage.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
@@ -52,16 +52,19 @@ TILE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     2: ((64, 128, 256), (64, 64, 128), (64, 128, 128), (128, 64, 256)),
     4: ((64, 64, 256), (64, 64, 128), (32, 64, 256)),
     8: ((64, 32, 256), (64, 64, 256), (32, 32, 256), (32, 32, 128), (32, 64, 128), (32, 64, 256)),
-    16: ((16, 32, 128), (32, 32, 128), (32, 32, 256)),
+    16: ((32, 32, 128), (16, 32, 128), (32, 32, 256)),
 }
 # Built-in choice per element size (used when no plan file exists for this GPU): the winners
-# of `bwlab tune transpose` on the H200 (each candidate list starts with it).
+# of `bwlab tune transpose` on the H200 (each candidate list starts with it). 16 bytes: 32x32
+# won the later tunes by 0.2% on 8192x16384 and ran 3-4 points of memcpy faster than 16x32 on
+# extents that are not multiples of the tile (benchmarks/h200/transpose/scalar-probe).
 DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDIDATES.items()}
 
 
 @dataclass(frozen=True)
 class Choice:
-    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "strided" | "tall" | "wide"
+    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "stage" | "strided" | "tall"
+    #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     #                      | "strided-tile" (stridedTile)
     itemsize: int
@@ -158,16 +161,24 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 # Rows that do not start on 16-byte boundaries: which kernel and tile, per element size (the
 # built-in choice; a plan from `bwlab tune transpose` replaces it).
-# The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-23).
+# The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-23, with tileStage and
+# tileScalar's lean full tiles: benchmarks/h200/transpose/tune-scalar).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
-    1: ("align", (128, 128, 256)), 2: ("scalar", (32, 64, 128)), 4: ("scalar", (64, 64, 256)),
-    8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 256)),
+    1: ("stage", (64, 128, 256)), 2: ("scalar", (64, 64, 128)), 4: ("scalar", (64, 64, 256)),
+    8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
-MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR)}
+MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE)}
+# tileStage's configurations, for bytes only: with 2- and 4-byte elements it ran 6-16 points of
+# memcpy behind tileScalar on the H200 (benchmarks/h200/transpose/scalar-probe/stage.txt);
+# with bytes, 58% against tileAlign's 52% and tileScalar's 55%.
+STAGE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    1: ((64, 128, 256), (128, 64, 256), (128, 128, 512), (64, 256, 512), (64, 64, 256)),
+}
 
 
 def misaligned_candidates(itemsize: int) -> list[tuple[str, tuple[int, int, int]]]:
-    return [("align", c) for c in ALIGN_CANDIDATES[itemsize]] + [("scalar", c) for c in SCALAR_CANDIDATES[itemsize]]
+    return ([("align", c) for c in ALIGN_CANDIDATES[itemsize]] + [("scalar", c) for c in SCALAR_CANDIDATES[itemsize]]
+            + [("stage", c) for c in STAGE_CANDIDATES.get(itemsize, ())])
 
 
 def misaligned_choice(itemsize: int, plan: Optional[dict] = None) -> tuple[str, tuple[int, int, int]]:
@@ -287,7 +298,8 @@ def expressions() -> dict[Path, list[str]]:
     aligns = [tile_expression(e, c, "tileAlign") for e in ITEMSIZES for c in ALIGN_CANDIDATES[e]]
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
-    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, SKINNY: skinny,
+    stages = [tile_expression(e, c, "tileStage") for e, cs in STAGE_CANDIDATES.items() for c in cs]
+    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SKINNY: skinny,
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,))]
             + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
@@ -376,14 +388,15 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
     kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
            else f"rows or columns not a multiple of {ve}")
-    how = "rows realigned to 16-byte vectors" if kind == "align" else "element by element"
+    how = {"align": "rows realigned to 16-byte vectors", "scalar": "element by element",
+           "stage": "16-byte loads staged as read, element stores"}[kind]
     src = "plan" if plan and ("misaligned", itemsize) in plan else "built-in default"
     return Choice(kind, itemsize, source, tile_expression(itemsize, cfg, kernel), cfg[2],
                   f"{why}: {how}, {cfg[0]}x{cfg[1]} tile ({src})")
 
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
-    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|stridedTile)<\d+,(\d+),(\d+),\d+>", choice.expression)
+    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|tileStage|stridedTile)<\d+,(\d+),(\d+),\d+>", choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])
@@ -409,7 +422,7 @@ def skinny_runs(chunks: int, threads: int, sms: int) -> tuple[int, int]:
 
 def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int = 132) -> tuple[int, int]:
     """(blocks, threads) for a kernel choice; the kernels stride over work past MAX_BLOCKS."""
-    if choice.kind in ("tile", "align", "scalar", "strided-tile"):
+    if choice.kind in ("tile", "align", "scalar", "stage", "strided-tile"):
         tr, tc = tile_shape(choice)
         work = batch * cdiv(rows, tr) * cdiv(cols, tc)
         return min(work, MAX_BLOCKS), choice.threads
