@@ -31,7 +31,7 @@ def test_long_rows_take_the_measured_kernel(dtype, op, L, kernel, cluster):
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("op", ["forward", "backward"])
-@pytest.mark.parametrize("L", [1, 2, 3, 8, 16, 32, 64, 100, 128, 256, 512, 1000, 1024, 2000, 2048])
+@pytest.mark.parametrize("L", [1, 2, 3, 8, 16, 32, 64, 100, 128, 256, 512, 1000, 1024, 2000, 2048, 3000, 4096])
 def test_short_rows_fit_their_lanes_without_idle_blocks(dtype, op, L):
     """Every row's packs have a slot (G * K for rowWarp, threads * K for rowBlock), a lane group
     of rowWarp never spans warps, and no row gets more than twice the slots it needs."""
@@ -54,6 +54,18 @@ def test_short_rows_spread_over_more_lanes():
     c = plans.choose(Problem(4194304, 32, 1, "float32"))
     assert c.expression.startswith("rowWarp<float,4,4,2,2,128,")
     assert plans.choose(Problem(1, 1024, 1, "float32")).block == (32, 1, 1)  # one warp, no idle half
+
+
+def test_long_16bit_forward_rows_take_a_warp_each():
+    """bfloat16 rows of 4096: a warp of 16 packs a lane (the H200 sweep); float32, log-softmax (it
+    would spill) and the backward pass keep their block."""
+    c = plans.choose(Problem(32768, 4096, 1, "bfloat16"))
+    assert c.expression.startswith("rowWarp<bf16,8,32,16,1,128,") and c.grid == (32768 // 4, 1, 1)
+    assert plans.choose(Problem(32768, 4096, 1, "float16")).kernel == "rowWarp"
+    assert plans.choose(Problem(32768, 4096, 1, "bfloat16", log=True)).kernel == "rowBlock"
+    assert plans.choose(Problem(32768, 4096, 1, "bfloat16", "backward")).kernel == "rowBlock"
+    assert plans.choose(Problem(32768, 4096, 1, "float32")).kernel == "rowBlock"
+    assert plans.choose(Problem(32768, 4104, 1, "bfloat16")).kernel == "rowBlock"
 
 
 def test_rows_not_in_packs_keep_the_register_kernels():
