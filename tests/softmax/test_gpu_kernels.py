@@ -25,6 +25,7 @@ API_CASES = [
     # lane groups of 1-8 lanes taking 2 rows each (of 8-16 lanes, one row at 256), the last block's rows partly
     # past the end
     ((3, 2000), -1), ((5, 301), -1),  # rowBlock of one warp, 8 and 16 packs a lane
+    ((5, 3000), -1),  # 16-bit softmax: a warp of 16 packs a lane, 375 packs (lanes partly empty)
 ]
 
 
