@@ -199,9 +199,13 @@ def test_dispatch_classes_on_the_gpu():
     assert explain(cupy.empty((3, 1000), cupy.float32)).startswith("skinnyTile<4,false>")
     assert explain(cupy.empty((1000, 17), cupy.uint8)).startswith("skinnyWords<1,true,1>")
     assert explain(cupy.empty((128, 128), cupy.uint8)).startswith("tileAny<1,")
-    mis = dispatch.MISALIGNED_KERNELS[dispatch.MISALIGNED_DEFAULT[1][0]][0]
-    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith(f"{mis}<1,")
-    assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith("tileScalar<4,")
+    from bwlab.workloads.transpose.calls import device_plan
+
+    def mis(e):  # the built-in choice, or this GPU's tuned plan's
+        return dispatch.MISALIGNED_KERNELS[dispatch.misaligned_choice(e, device_plan(0))[0]][0] + f"<{e},"
+
+    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith(mis(1))
+    assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith(mis(4))
     assert explain(cupy.empty((100, 99), cupy.float32)[:, ::-1]).startswith("pitchedScalar<4,")  # 99: not whole
     assert explain(cupy.empty((100, 100), cupy.float32)[:, ::-1]).startswith("pitchedVec<4,")  # vectors
     assert explain(cupy.empty((200, 200), cupy.float32)[::2, ::2]).startswith("stridedTile<4,")
@@ -225,10 +229,12 @@ def test_every_tile_candidate_and_skinny_width():
                     for cfg in dispatch.SCALAR_CANDIDATES[e]]
         kernels += [("stage", dispatch.STAGE, dispatch.tile_expression(e, cfg, "tileStage"), cfg)
                     for cfg in dispatch.STAGE_CANDIDATES.get(e, ())]
+        kernels += [("sector", dispatch.SECTOR, dispatch.tile_expression(e, cfg, "tileSector"), cfg)
+                    for cfg in dispatch.SECTOR_CANDIDATES.get(e, ())]
         for kind, source, expr, cfg in kernels:
             c = dispatch.Choice(kind, e, source, expr, cfg[2])
             shapes = [(2, 320, 272), (1, 2 * cfg[0], 3 * cfg[1]), (3, 16, 32)]  # multiples of 16
-            if kind in ("align", "scalar", "stage"):
+            if kind in ("align", "scalar", "stage", "sector"):
                 shapes += [(2, 300, 260), (2, 257, 263), (1, 1, 1), (2, 1, 77), (1, cfg[0] + 1, cfg[1] - 1)]
             for shape in shapes:
                 host = verify.random_host(shape, dt)
@@ -239,29 +245,39 @@ def test_every_tile_candidate_and_skinny_width():
                 assert verify.compare(out.get(), np.ascontiguousarray(host.swapaxes(1, 2))).ok, (e, cfg, shape)
 
 
-def test_staged_tiles_on_views():
-    """tileStage forced on row slices at odd offsets and on reversed rows (negative row stride),
-    whose rows start at every byte offset: its covering loads, byte shifts and guarded ends."""
+@pytest.mark.parametrize("waves", [None, 100_000])
+def test_byte_kernels_on_views(waves, monkeypatch):
+    """tileStage and tileSector forced on row slices at odd offsets, on reversed rows (negative
+    row stride) and on batches of slices with a negative or odd batch stride, whose rows start at
+    every byte offset: their covering loads, byte shifts and guarded ends; tileSector also with
+    one step a chunk (waves past the work), so that every chunk reads the next one's rows."""
     import cupy
 
     from bwlab.core.arrays import as_operand
     from bwlab.workloads.transpose.calls import kernel_runner
 
+    if waves:
+        monkeypatch.setattr(dispatch, "SECTOR_WAVES", waves)
     stream = cupy.cuda.get_current_stream().ptr
-    for e, cfgs in dispatch.STAGE_CANDIDATES.items():
-        dt = {1: "u1", 2: "u2", 4: "u4"}[e]
-        for cfg in cfgs:
-            c = dispatch.Choice("stage", e, dispatch.STAGE, dispatch.tile_expression(e, cfg, "tileStage"), cfg[2])
-            for rows, cols in ((257, 263), (1, 77), (130, 1), (cfg[0] + 3, cfg[1] + 5)):
-                host = verify.random_host((rows + 3, cols + 7), dt)
-                big = cupy.asarray(host)
-                for sl in (np.s_[1:rows + 1, 3:3 + cols], np.s_[rows + 1:1:-1, 1:1 + cols]):
-                    x = big[sl]
-                    xo = as_operand(x, "x")
-                    out = cupy.empty((cols, rows), dt)
-                    verify.poison(out)
-                    kernel_runner(c, dispatch.layout_of(xo.shape, xo.strides), xo)(xo.ptr, out.data.ptr, stream)
-                    assert verify.compare(out.get(), np.ascontiguousarray(host[sl].T)).ok, (cfg, rows, cols, sl)
+    kernels = [dispatch.Choice("stage", e, dispatch.STAGE, dispatch.tile_expression(e, cfg, "tileStage"), cfg[2])
+               for e, cfgs in dispatch.STAGE_CANDIDATES.items() for cfg in cfgs] if not waves else []
+    kernels += [dispatch.Choice("sector", e, dispatch.SECTOR, dispatch.tile_expression(e, cfg, "tileSector"), cfg[2])
+                for e, cfgs in dispatch.SECTOR_CANDIDATES.items() for cfg in cfgs]
+    for c in kernels:
+        dt = {1: "u1", 2: "u2", 4: "u4"}[c.itemsize]
+        tr, tc = dispatch.tile_shape(c)
+        for rows, cols in ((257, 263), (1, 77), (130, 1), (tr + 3, tc + 5), (3 * tr + 1, 2 * tc + 3)):
+            host = verify.random_host((3, rows + 3, cols + 7), dt)
+            big = cupy.asarray(host)
+            for sl in (np.s_[1, 1:rows + 1, 3:3 + cols], np.s_[1, rows + 1:1:-1, 1:1 + cols],
+                       np.s_[::-1, 2:rows + 2, 1:cols + 1], np.s_[::2, 1:rows + 1, 5:cols + 5]):
+                x = big[sl]
+                xo = as_operand(x, "x")
+                out = cupy.empty(x.shape[:-2] + (cols, rows), dt)
+                verify.poison(out)
+                kernel_runner(c, dispatch.layout_of(xo.shape, xo.strides), xo)(xo.ptr, out.data.ptr, stream)
+                want = np.ascontiguousarray(np.swapaxes(host[sl], -1, -2))
+                assert verify.compare(out.get(), want).ok, (c.expression, rows, cols, sl)
 
 
 def _big(shape, dtype):
@@ -316,7 +332,7 @@ def test_offset_views_take_the_misaligned_kernels(dtype):
 
     host = verify.random_host((1 + 256 * 128,), dtype)
     x = cupy.asarray(host)[1:].reshape(256, 128)
-    assert explain(x).startswith(("tileAlign", "tileScalar", "tileStage"))
+    assert explain(x).startswith(("tileAlign", "tileScalar", "tileStage", "tileSector"))
     out = cupy.empty((128, 256), dtype)
     verify.poison(out)
     bwlab.transpose(x, out)

@@ -122,27 +122,30 @@ def test_out_overlapping_a_strided_x_is_refused():
 
 def test_odd_extents_over_2_31_elements():
     """The byte kernels for misaligned rows with 64-bit offsets: 3 x 27,001 x 26,999 uint8 (2.19e9
-    elements, odd extents), through the API (tileStage, the built-in choice) and with tileAlign
-    forced (a tuned plan's alternative)."""
+    elements, odd extents), through the API (the built-in choice, or this GPU's tuned plan) and
+    with each byte kernel forced: tileSector, tileStage, tileAlign."""
     import cupy
 
     from bwlab.workloads.transpose import plans
-    from bwlab.workloads.transpose.calls import launch
+    from bwlab.workloads.transpose.calls import device_plan, launch
     from bwlab.workloads.transpose.reference import compare_transposed
 
     x = cupy.empty((3, 27001, 26999), cupy.uint8)
     verify.fill_random_bits(x, seed=5)
-    assert bwlab.explain_transpose(x).startswith("tileStage")  # 1-byte elements: 16-byte loads
+    kind, _ = plans.misaligned_choice(1, device_plan(x.device.id))
+    assert bwlab.explain_transpose(x).startswith(plans.MISALIGNED_KERNELS[kind][0])
     out = cupy.empty((3, 26999, 27001), cupy.uint8)
     verify.poison(out)
     bwlab.transpose(x, out)
     assert compare_transposed(out, x).ok
-    cfg = plans.ALIGN_CANDIDATES[1][0]
-    align = plans.Choice("align", 1, plans.ALIGN, plans.tile_expression(1, cfg, "tileAlign"), cfg[2])
-    verify.poison(out)
-    launch(align, x.data.ptr, out.data.ptr, 3, 27001, 26999, x.nbytes, x.device.id,
-           cupy.cuda.get_current_stream().ptr)
-    assert compare_transposed(out, x).ok
+    for kind, cfg in (("sector", plans.SECTOR_CANDIDATES[1][0]), ("stage", plans.STAGE_CANDIDATES[1][0]),
+                      ("align", plans.ALIGN_CANDIDATES[1][0])):
+        kernel, source = plans.MISALIGNED_KERNELS[kind]
+        c = plans.Choice(kind, 1, source, plans.tile_expression(1, cfg, kernel), cfg[2])
+        verify.poison(out)
+        launch(c, x.data.ptr, out.data.ptr, 3, 27001, 26999, x.nbytes, x.device.id,
+               cupy.cuda.get_current_stream().ptr)
+        assert compare_transposed(out, x).ok, kind
 
 
 def test_reversed_columns_take_the_pitched_kernel_and_pass_2_31_elements():

@@ -158,7 +158,59 @@ def test_every_element_size_has_misaligned_kernels():
         for tr, tc, th in dispatch.STAGE_CANDIDATES.get(e, ()):
             assert e <= 4 and th % tc == 0 and th % tr == 0 and tr * tc // th <= 32 and tc * e % 16 == 0
             assert tr * (16 * (tc * e // 16 + 1) + 4) <= 48 * 1024  # stage.cu's StageTile
+        for w, tc, th in dispatch.SECTOR_CANDIDATES.get(e, ()):  # sector.cu's static_asserts
+            h, pv = 32 // e, tc * e // 16
+            lanes = 16 if pv + 1 <= 16 else 32
+            assert e <= 4 and w % h == 0 and pv & (pv - 1) == 0 and pv + 1 <= 32 and w % (th // lanes) == 0
+            assert 2 * tc * (w // h) % th == 0
+            assert 3 * w * 16 * (pv + 1) + (w + h) * (tc * e + 4) <= 48 * 1024  # SectorShape::BYTES
         assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
+
+
+def _sector_writes(rows, e, shift, w, chunk):
+    """Which output bytes of one output row tileSector's stores cover (its ownership rule,
+    modelled): the row starts `shift` bytes past a 32-byte boundary; the sectors whose first
+    element lies in a chunk's steps, the head sector, clipped to the row. Also checks that every
+    element a store gathers lies in its step's window of W + H rows."""
+    h, ve = 32 // e, 16 // e
+    d = (32 - shift) % 32 // e  # the row's first whole sector starts at element d
+    got = np.zeros(rows * e, np.int64)
+    for ra in range(0, rows, chunk):
+        rb = min(rows, ra + chunk)
+        for k in range(-(-(rb - ra) // w)):
+            r0 = ra + k * w
+            sectors = [(r0 + d + h * m, d + h * m) for m in range(w // h)]
+            if r0 == 0 and d:
+                sectors.append((d - h, d - h))  # the head: clipped below element 0
+            for f, fw in sectors:
+                if f >= rb:
+                    continue
+                for half in range(2):
+                    first = fw + ve * half
+                    assert first + ve - 1 < w + h  # inside the window
+                    lo, hi = max(0, (f + ve * half) * e), min(rows * e, (f + ve * half + ve) * e)
+                    if hi > lo:
+                        got[lo:hi] += 1
+    return got
+
+
+@pytest.mark.parametrize("e", [1, 2, 4])
+@pytest.mark.parametrize("rows", [1, 2, 31, 33, 64, 95, 257, 1000])
+def test_sector_ownership_writes_every_output_byte_once(e, rows):
+    for shift in range(0, 32, e):
+        for w in (32 // e, 64 // e, 128 // e):
+            for chunk in (w, 3 * w, 64 * w):
+                got = _sector_writes(rows, e, shift, w, chunk)
+                assert (got == 1).all(), (e, rows, shift, w, chunk)
+
+
+def test_sector_chunks_are_whole_steps_and_cover_the_rows():
+    for rows in (1, 63, 64, 65, 16383, 100_000):
+        for strips in (1, 7, 129, 10_000):
+            for w in (32, 64):
+                chunk, chunks = dispatch.sector_chunk(rows, strips, w, 132)
+                assert chunk % w == 0 and chunks == -(-rows // chunk) and (chunks - 1) * chunk < rows
+                assert chunks == 1 or strips * chunks <= 2 * 132 * dispatch.SECTOR_WAVES
 
 
 def test_plan_overrides_default_and_bad_plans_are_refused():

@@ -74,6 +74,10 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride)]
     elif choice.kind == "stage":
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds]
+    elif choice.kind == "sector":
+        w, tc = plans.tile_shape(choice)
+        chunk = plans.sector_chunk(lay.rows, lay.batch * plans.cdiv(lay.cols, tc), w, _sm_count(x.device))[0]
+        args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds, ("i64", chunk)]
     elif choice.kind == "align":
         run_len, blocks = plans.align_runs(blocks, _sm_count(x.device))
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds, ("i32", run_len)]
@@ -107,7 +111,7 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
                        ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
     packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args, shared=shared)
     # where in_lo, in_hi go
-    at = {"align": 7, "stage": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)
+    at = {"align": 7, "stage": 7, "sector": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)
     if choice.kind == "flip":
         x_shift, out_shift = flip_shifts(lay, x.itemsize)
 

@@ -120,6 +120,9 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith("tileAlign"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: tileAlign realigns them, at the "
                 f"cost of shuffles and a longer dependency chain per tile ({name})")
+    if kernel.startswith("tileSector"):
+        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, but "
+                f"realigning in shared memory and gathering bytes cost instructions ({name})")
     if kernel.startswith("tileStage"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: 16-byte loads, but one store "
                 f"instruction per byte ({name})")

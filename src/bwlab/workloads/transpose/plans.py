@@ -17,7 +17,7 @@ from ...core.launch import cdiv
 
 KERNELS_DIR = Path(__file__).parent / "kernels"
 ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR / "rows.cu"
-SCALAR, STAGE = KERNELS_DIR / "scalar.cu", KERNELS_DIR / "stage.cu"
+SCALAR, STAGE, SECTOR = KERNELS_DIR / "scalar.cu", KERNELS_DIR / "stage.cu", KERNELS_DIR / "sector.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
@@ -63,7 +63,8 @@ DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDID
 
 @dataclass(frozen=True)
 class Choice:
-    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "stage" | "strided" | "tall"
+    kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "stage" | "sector"
+    #                      | "strided" | "tall"
     #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     #                      | "strided-tile" (stridedTile)
@@ -161,13 +162,14 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 # Rows that do not start on 16-byte boundaries: which kernel and tile, per element size (the
 # built-in choice; a plan from `bwlab tune transpose` replaces it).
-# The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-23, with tileStage and
-# tileScalar's lean full tiles: benchmarks/h200/transpose/tune-scalar).
+# The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-24, with tileSector:
+# benchmarks/h200/transpose/tune-sector).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
-    1: ("stage", (64, 128, 256)), 2: ("scalar", (64, 64, 128)), 4: ("scalar", (64, 64, 256)),
+    1: ("sector", (64, 128, 256)), 2: ("scalar", (64, 64, 128)), 4: ("scalar", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
-MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE)}
+MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
+                      "sector": ("tileSector", SECTOR)}
 # tileStage's configurations, for bytes only: with 2- and 4-byte elements it ran 6-16 points of
 # memcpy behind tileScalar on the H200 (benchmarks/h200/transpose/scalar-probe/stage.txt);
 # with bytes, 58% against tileAlign's 52% and tileScalar's 55%.
@@ -176,9 +178,28 @@ STAGE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 
 
+# tileSector's configurations (rows a step W, strip columns TC, threads), for bytes only: with
+# 2- and 4-byte elements it ran 1-15 points of memcpy behind tileScalar on the H200. W is a
+# multiple of a sector's 32 elements; a strip is 2^n 16-byte vectors.
+SECTOR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    1: ((64, 128, 256), (32, 128, 256), (32, 256, 256)),
+}
+SECTOR_WAVES = 16  # tileSector's chunks: about this many blocks per multiprocessor (H200: 16 beat 4 and 8)
+
+
+def sector_chunk(rows: int, strips: int, w: int, sms: int) -> tuple[int, int]:
+    """(rows a chunk, chunks) for tileSector: chunks as long as possible (each reads 32 bytes of
+    rows past its end a second time) while leaving about SECTOR_WAVES blocks per multiprocessor
+    over `strips` column strips; a chunk is a whole number of W-row steps."""
+    chunks = max(1, min(cdiv(rows, w), cdiv(sms * SECTOR_WAVES, max(1, strips))))
+    chunk = cdiv(cdiv(rows, chunks), w) * w
+    return chunk, cdiv(rows, chunk)
+
+
 def misaligned_candidates(itemsize: int) -> list[tuple[str, tuple[int, int, int]]]:
     return ([("align", c) for c in ALIGN_CANDIDATES[itemsize]] + [("scalar", c) for c in SCALAR_CANDIDATES[itemsize]]
-            + [("stage", c) for c in STAGE_CANDIDATES.get(itemsize, ())])
+            + [("stage", c) for c in STAGE_CANDIDATES.get(itemsize, ())]
+            + [("sector", c) for c in SECTOR_CANDIDATES.get(itemsize, ())])
 
 
 def misaligned_choice(itemsize: int, plan: Optional[dict] = None) -> tuple[str, tuple[int, int, int]]:
@@ -299,7 +320,8 @@ def expressions() -> dict[Path, list[str]]:
     skinny = [skinny_expression(e, c, t) for e in ITEMSIZES for c in range(1, SKINNY_MAX + 1) for t in (True, False)]
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
     stages = [tile_expression(e, c, "tileStage") for e, cs in STAGE_CANDIDATES.items() for c in cs]
-    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SKINNY: skinny,
+    sectors = [tile_expression(e, c, "tileSector") for e, cs in SECTOR_CANDIDATES.items() for c in cs]
+    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, SKINNY: skinny,
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,))]
             + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
@@ -389,14 +411,16 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
            else f"rows or columns not a multiple of {ve}")
     how = {"align": "rows realigned to 16-byte vectors", "scalar": "element by element",
-           "stage": "16-byte loads staged as read, element stores"}[kind]
+           "stage": "16-byte loads staged as read, element stores",
+           "sector": "realigned 16-byte loads, whole 32-byte sectors stored"}[kind]
     src = "plan" if plan and ("misaligned", itemsize) in plan else "built-in default"
     return Choice(kind, itemsize, source, tile_expression(itemsize, cfg, kernel), cfg[2],
                   f"{why}: {how}, {cfg[0]}x{cfg[1]} tile ({src})")
 
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
-    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|tileStage|stridedTile)<\d+,(\d+),(\d+),\d+>", choice.expression)
+    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|tileStage|tileSector|stridedTile)<\d+,(\d+),(\d+),\d+>",
+                     choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])
@@ -422,6 +446,10 @@ def skinny_runs(chunks: int, threads: int, sms: int) -> tuple[int, int]:
 
 def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int = 132) -> tuple[int, int]:
     """(blocks, threads) for a kernel choice; the kernels stride over work past MAX_BLOCKS."""
+    if choice.kind == "sector":
+        w, tc = tile_shape(choice)
+        strips = batch * cdiv(cols, tc)
+        return min(strips * sector_chunk(rows, strips, w, sms)[1], MAX_BLOCKS), choice.threads
     if choice.kind in ("tile", "align", "scalar", "stage", "strided-tile"):
         tr, tc = tile_shape(choice)
         work = batch * cdiv(rows, tr) * cdiv(cols, tc)

@@ -4,16 +4,10 @@
 #pragma once
 #include "common.cuh"
 
-// Shared-memory address of a generic pointer, for cp.async (no toolkit header needed).
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  unsigned r;
-  asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
-  return r;
-}
-
-// Asynchronous global -> shared copies (sm_80+). src_bytes < the copy size zero-fills the
-// rest, so an out-of-bounds element costs no branch: it is copied as 0 bytes from a valid
-// address (the caller passes the matrix's base pointer then).
+// Asynchronous global -> shared copies (sm_80+) to shared addresses (smem_addr, the commit and
+// the wait: common.cuh). src_bytes < the copy size zero-fills the rest, so an out-of-bounds
+// element costs no branch: it is copied as 0 bytes from a valid address (the caller passes the
+// matrix's base pointer then).
 __device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0)
                : "memory");
@@ -22,8 +16,5 @@ __device__ __forceinline__ void cp_async16(unsigned dst, const float* src, bool 
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
                : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
 __device__ __forceinline__ bool aligned16(const void* p) { return ((unsigned long long)p & 15) == 0; }

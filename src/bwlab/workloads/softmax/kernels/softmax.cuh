@@ -232,21 +232,7 @@ __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM
   return s;
 }
 
-// --- Hopper: shared-memory addresses, asynchronous copies, clusters ---------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  unsigned a;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-  return a;
-}
-
-// 16 bytes global -> shared without registers; pred false writes 16 zero bytes instead.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool pred) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
-               :: "r"(smem_addr(dst)), "l"(src), "r"(pred ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
-}
+// --- Hopper: clusters (shared-memory addresses and asynchronous copies: common.cuh) ------
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;

@@ -7,9 +7,10 @@
 // the input's byte span [in_lo, in_hi): vectors that cross its ends are read byte by byte.
 // The staged rows are 4 bytes longer than their vectors, so that consecutive rows fall in
 // consecutive banks for the store phase; each vector is staged as four 4-byte words.
-// Built for 1- to 4-byte elements; dispatched for bytes, where the element loads cost most (on
-// the H200, 2 and 4 bytes ran faster on tileScalar). The input has row stride ld and batch
-// stride bstride (elements, negative allowed); the output is C-contiguous.
+// Compiled for bytes only (the element loads cost most there; 2- and 4-byte elements, measured
+// once, ran slower than tileScalar on the H200): a `bwlab tune transpose` candidate beside
+// tileSector. The input has row stride ld and batch stride bstride (elements, negative
+// allowed); the output is C-contiguous.
 #include "tile.cuh"
 
 template <int E, int TR, int TC>
@@ -24,6 +25,7 @@ __global__ void __launch_bounds__(THREADS)
 tileStage(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
           i64 bstride, u64 in_lo, u64 in_hi) {
   static_assert(E <= 4 && TC * E % 16 == 0, "1- to 4-byte elements, tile rows of whole vectors");
+  static_assert(THREADS % TR == 0 && TR * TC % THREADS == 0, "store_columns' thread layout");
   typedef StageTile<E, TR, TC> S;
   typedef typename Elem<E>::T T;
   constexpr int SLOTS = TR * S::PV, NL = (SLOTS + THREADS - 1) / THREADS;
@@ -38,6 +40,7 @@ tileStage(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
       const byte* seg = src + r * ld * E;
       const int sft = (int)(reinterpret_cast<u64>(seg) & 15);
       const byte* p = seg - sft + 16 * k;
+      v[i] = make_uint4(0u, 0u, 0u, 0u);  // slots past the tile: staged as zeros, never read
       if ((SLOTS % THREADS == 0 || q < SLOTS) && r < rr && 16 * k < sft + cc * E) {
         const u64 a = reinterpret_cast<u64>(p);
         v[i] = a >= in_lo && a + 16 <= in_hi ? *reinterpret_cast<const uint4*>(p) : load16_guarded(p, in_lo, in_hi);
