@@ -86,6 +86,30 @@ def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
     assert plans.choose(Problem(4, 2000, 1024, dtype, op)).cluster <= 8  # shorter axes hold 128 bytes on 8
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("op, log", [("forward", False), ("forward", True), ("backward", False)])
+@pytest.mark.parametrize("L", [1, 3, 4, 5, 8, 9, 16, 17])
+def test_short_strided_axes_hold_their_columns_in_registers(dtype, op, log, L):
+    """Columns of up to 16 rows live in one thread's registers, with the geometry measured for each
+    dtype and pass: 16-bit columns of 9-16 rows in packs of 4 columns, 16-bit backward ones of 5-16
+    in packs of 2 with 4 blocks an SM; float32 keeps whole 16-byte packs. Longer columns, and float32
+    backward ones past 8 rows, go to the cluster kernel."""
+    c = plans.choose(Problem(64, L, 1024, dtype, op, log))
+    fits = L <= (8 if (dtype, op) == ("float32", "backward") else 16)
+    assert (c.kernel == "colsRegs") == fits, c.expression
+    if not fits:
+        return
+    vec, threads, minb = int(c.expression.split(",")[1]), c.block[0], int(c.expression.split(",")[4])
+    two = ITEMSIZE[dtype] == 2
+    if two and op == "backward" and L > 4:
+        assert (vec, threads, minb) == (2, 128, 4)
+    elif two and op == "forward" and L > 8:
+        assert (vec, threads, minb) == (4, 128, 2)
+    else:
+        assert (vec, threads, minb) == (16 // ITEMSIZE[dtype], 256, 2)
+    assert c.grid[0] * threads >= 64 * 1024 // vec  # one thread a pack of columns
+
+
 def test_narrow_strips_stay_on_portable_clusters():
     c = plans.choose(Problem(1, 8192, 16, "float32"))  # 64 bytes wide: 16 blocks give nothing wider
     assert c.kernel == "colsCluster" and plans.strip(c) == 64 and c.cluster <= 8

@@ -38,8 +38,8 @@ GRID_MAX = 2**31 - 1           # blocks in x
 SPLIT_THREADS, SPLIT_K = 256, 4
 REGS_L = (4, 8, 16)            # colsRegs: the column lengths it is built for (packs held per input)
 # colsRegs: the longest column it takes, by (element size, inputs), within 128 registers a thread
-# without spills (16-bit backward passes hold their floats as well as their packs)
-REGS_MAX = {(4, 1): 16, (2, 1): 16, (4, 2): 8, (2, 2): 4}
+# (16-bit backward: packs of 2 columns, so 16 rows of two inputs fit)
+REGS_MAX = {(4, 1): 16, (2, 1): 16, (4, 2): 8, (2, 2): 16}
 REGS_THREADS = 256
 GRID_X = 65535 * 64            # blocks of a grid-stride kernel (it loops past them)
 
@@ -191,15 +191,29 @@ def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Cho
                   why=f"{chunks} chunks per row, two kernels, x read twice")
 
 
-def cols_regs(p: Problem, threads: int = REGS_THREADS) -> Optional[Choice]:
+def regs_geometry(p: Problem, lmax: int) -> tuple[int, int, int]:
+    """colsRegs' (columns a thread, threads a block, blocks an SM its registers must allow). 16-bit
+    columns of 9-16 rows take packs of 4 columns (8 bytes), and backward ones of 5-16 packs of 2, on
+    blocks of 128: on the H200 ([8192, 16, 1024] bfloat16, benchmarks/h200/softmax/sweeps/regs.txt)
+    forward 2998 -> 3271 GB/s, log-softmax 2992 -> 3213, backward about 1050 (on colsCluster) -> 3163;
+    whole 16-byte packs held 64 registers of data a thread. float32 keeps 16-byte packs."""
+    if ITEMSIZE[p.dtype] == 2 and p.inputs == 1 and lmax == 16:
+        return min(p.vec, 4), 128, 2
+    if ITEMSIZE[p.dtype] == 2 and p.inputs == 2 and lmax > 4:
+        return min(p.vec, 2), 128, 4
+    return p.vec, REGS_THREADS, 2
+
+
+def cols_regs(p: Problem) -> Optional[Choice]:
     """A short strided axis: one thread per pack of columns, the whole column in registers."""
     if p.M == 1 or p.L > REGS_MAX[ITEMSIZE[p.dtype], p.inputs]:
         return None
     lmax = next(k for k in REGS_L if k >= p.L)
-    expr = f"colsRegs<{CTYPE[p.dtype]},{p.vec},{lmax},{threads},{OPS[p.op, p.log]} >"
-    grid = (max(1, min(cdiv(p.N * (p.M // p.vec), threads), GRID_X)), 1, 1)
+    vec, threads, minb = regs_geometry(p, lmax)
+    expr = f"colsRegs<{CTYPE[p.dtype]},{vec},{lmax},{threads},{minb},{OPS[p.op, p.log]} >"
+    grid = (max(1, min(cdiv(p.N * (p.M // vec), threads), GRID_X)), 1, 1)
     return Choice("colsRegs", SRC["colsregs"], expr, grid, (threads, 1, 1), 0, "cols",
-                  why=f"a column of {p.L} in registers per thread ({p.vec} column{'s' if p.vec > 1 else ''} each), "
+                  why=f"a column of {p.L} in registers per thread ({vec} column{'s' if vec > 1 else ''} each), "
                        "x read once")
 
 

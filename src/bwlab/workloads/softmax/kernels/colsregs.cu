@@ -4,12 +4,13 @@
 // M (consecutive (n, pack) indices), so every row of a column is read and written whole by
 // the warp. Made for [N, L, M] with L of a few elements, where tiles of strips (colsCluster)
 // move only a few KiB per block and spend their time in barriers. Rows past L are the Op's
-// pad, which no reduction notices; any Op (forward or backward).
+// pad, which no reduction notices; any Op (forward or backward). MINB: the blocks an SM must
+// hold, which caps the registers a thread (plans.regs_geometry picks it with V and THREADS).
 #include "softmax.cuh"
 
-template <typename T, int V, int LMAX, int THREADS, class Op>
-__global__ void __launch_bounds__(THREADS, 2) colsRegs(const T* __restrict__ a, const T* __restrict__ b,
-                                                    T* __restrict__ y, i64 N, i64 L, i64 M) {
+template <typename T, int V, int LMAX, int THREADS, int MINB, class Op>
+__global__ void __launch_bounds__(THREADS, MINB) colsRegs(const T* __restrict__ a, const T* __restrict__ b,
+                                                          T* __restrict__ y, i64 N, i64 L, i64 M) {
   const i64 packs = M / V, total = N * packs;  // M % V == 0
   for (i64 t = blockIdx.x * (i64)THREADS + threadIdx.x; t < total; t += (i64)gridDim.x * THREADS) {
     const i64 n = t / packs;
