@@ -78,24 +78,12 @@ def test_rows_not_in_packs_keep_the_register_kernels():
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("op", ["forward", "backward"])
 def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
-    """colsCluster's geometry on long axes (the forward dispatch; backward takes colsRelay below)."""
-    c = plans.cols_cluster_best(Problem(1, 8192, 8192, dtype, op))
+    c = plans.choose(Problem(1, 8192, 8192, dtype, op))
     assert (c.kernel, c.cluster, plans.strip(c)) == ("colsCluster", 16, 128)
     assert c.smem <= (plans.SMEM_MAX if op == "backward" else plans.CLUSTER_SMEM)  # forward: 2 blocks an SM
-    small = plans.cols_cluster_best(Problem(1, 8192, 8192, dtype, op), big_clusters=False)
+    small = plans.choose(Problem(1, 8192, 8192, dtype, op), big_clusters=False)
     assert small.kernel == "colsCluster" and small.cluster <= 8 and small.smem <= plans.SMEM_MAX
     assert plans.choose(Problem(4, 2000, 1024, dtype, op)).cluster <= 8  # shorter axes hold 128 bytes on 8
-
-
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
-@pytest.mark.parametrize("L, M", [(3585, 1024), (8192, 8192), (30000, 8), (4001, 72)])
-def test_long_strided_backward_takes_the_relay(dtype, L, M):
-    assert plans.choose(Problem(3, L, M, dtype, "backward")).kernel == "colsRelay"
-    assert plans.choose(Problem(3, L, M, dtype, "backward", log=True)).kernel == "colsRelay"
-    assert plans.choose(Problem(3, L, M, dtype, "forward")).kernel != "colsRelay"  # forward lost there
-    assert plans.choose(Problem(3, 2000, 1024, dtype, "backward")).kernel == "colsCluster"  # 8 blocks hold it
-    unaligned = plans.choose(Problem(3, L, M, dtype, "backward", aligned=False))
-    assert unaligned.kernel != "colsRelay"  # 16-byte packs only
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
@@ -145,28 +133,6 @@ def test_row_stream_segments_cover_the_row(dtype, L):
         covered += range(first, max(first, last))
     assert covered == list(range(packs))
     assert c.grid[0] == -(-p.N // R) * C  # every row in one cluster's R
-
-
-@pytest.mark.parametrize("N, L, M, dtype", [(1, 8192, 8192, "float32"), (16, 8192, 1024, "bfloat16"),
-                                             (3, 4001, 72, "float32"), (2, 60000, 8, "float16")])
-def test_cols_relay_runs_every_task_once_and_keeps_its_workspace(N, L, M, dtype):
-    p = Problem(N, L, M, dtype, "backward")
-    c = plans.cols_relay(p)
-    P, RC, T = (int(v) for v in c.expression.split(",")[1:4])
-    cols = P * p.vec
-    G = N * -(-M // cols)
-    assert c.chunks == -(-L // RC) and (T // P) * (RC // (T // P)) == RC  # a chunk is whole rows of every thread
-    seen = relay_schedule(c, G)
-    assert len(seen) == 2 * G * c.chunks
-    for (g, ch, fin), t in seen.items():
-        if fin:
-            assert all(seen[g, j, False] < t for j in range(c.chunks))
-    lag = c.extra[0]
-    assert 1 <= lag <= G and (lag == 1 or lag * L * cols * ITEMSIZE[dtype] * 2 <= plans.RELAY_LAG)
-    # the counters (8-byte ticket, a 32-bit count a group) are zeroed, and the states start past them
-    states = 8 + 8 * ((G + 1) // 2)
-    assert c.zeroed == states >= 8 + 4 * G
-    assert c.workspace_bytes == states + 8 * G * c.chunks * cols + 8 * G * cols
 
 
 def relay_schedule(c: plans.Choice, N: int):

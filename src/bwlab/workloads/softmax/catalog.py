@@ -93,10 +93,6 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
     K("colsCluster", SRC["colscluster"], "colsCluster<{T},8,128,256," + _F + ">", (256, 1), None, "strided",
       lambda p, b: plans.cols_cluster_best(p), _HERE,
       "Strips held in shared memory across a thread-block cluster (distributed shared memory): x read once."),
-    K("colsRelay", SRC["colsrelay"], "colsRelay<{T},8,128,256," + _F + ">", (256, 1), None, "strided",
-      lambda p, b: plans.cols_relay(p), _HERE,
-      "Both passes in one launch with no cluster: blocks take tickets, so a chunk of rows is read again "
-      "from L2 soon after its first read; every SM takes part, but L2 carries x twice."),
     # --- the last axis -----------------------------------------------------------------------
     K("rowOnline", SRC["rows"], "rowOnline<{T},{V},false>", (128, 1), None, "last", _row_online, _HERE,
       "A warp per row, online max and sum, shuffles instead of shared memory: 2 reads."),

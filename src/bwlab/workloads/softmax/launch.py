@@ -38,9 +38,8 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
                                      ("i64", N), ("i64", L), ("i64", M)], choice.smem)
         return lambda a, b, y, ws, s: k(s, a, b, y)
-    if choice.args in ("relay", "colsrelay"):  # one launch after the ticket counter and counts are zeroed
-        third = choice.chunks if choice.args == "relay" else M
-        tail = [("i64", N), ("i64", L), ("i64", third), ("i64", choice.extra[0])]
+    if choice.args == "relay":
+        tail = [("i64", N), ("i64", L), ("i64", choice.chunks), ("i64", choice.extra[0])]
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 4 + tail, choice.smem)
 
         def relay(a, b, y, ws, s):

@@ -15,8 +15,8 @@ from ...core.launch import cdiv
 from .reference import CTYPE, ITEMSIZE
 
 KERNELS = Path(__file__).parent / "kernels"
-SRC = {name: KERNELS / f"{name}.cu" for name in ("seed", "cols", "colsregs", "colscluster", "colsrelay", "rows",
-                                                 "rowcluster", "rowstream", "rowsplit")}
+SRC = {name: KERNELS / f"{name}.cu"
+       for name in ("seed", "cols", "colsregs", "colscluster", "rows", "rowcluster", "rowstream", "rowsplit")}
 
 OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
        ("backward", False): "Backward<false>", ("backward", True): "Backward<true>"}
@@ -74,8 +74,7 @@ class Choice:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     smem: int = 0              # dynamic shared memory bytes
-    args: str = "rows"         # rows: (a, b, y, N, L); cols: (a, b, y, N, L, M); plain: (x, y, N, L, M);
-    #                            relay: (a, b, y, ws, N, L, chunks, lag); colsrelay: (a, b, y, ws, N, L, M, lag)
+    args: str = "rows"         # rows: (a, b, y, N, L); cols: (a, b, y, N, L, M); plain: (x, y, N, L, M)
     finish: Optional[str] = None   # rowSplit: the second kernel's expression
     chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states)
     extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: rows per cluster)
@@ -183,27 +182,6 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY
                                      "from L2")
 
 
-def cols_relay(p: Problem, P: int = 8, RC: int = 128, threads: int = 256,
-               lag_bytes: int = RELAY_LAG) -> Optional[Choice]:
-    """A long strided axis in two passes of one launch: strips of P packs down the whole axis, in
-    chunks of RC rows; each chunk's second read soon after its first (from L2). 16-byte packs."""
-    if p.M == 1 or p.vec * ITEMSIZE[p.dtype] != 16:
-        return None
-    cols = P * p.vec
-    chunks = cdiv(p.L, RC)
-    G = p.N * cdiv(p.M, cols)
-    lag = max(1, min(G, lag_bytes // (p.L * cols * ITEMSIZE[p.dtype] * p.inputs)))  # groups between reads
-    blocks = (G + lag) * 2 * chunks
-    if blocks > GRID_MAX:
-        return None
-    zeroed = 8 + 8 * ((G + 1) // 2)  # the ticket counter and the groups' counts
-    expr = f"colsRelay<{CTYPE[p.dtype]},{P},{RC},{threads},{OPS[p.op, p.log]} >"
-    return Choice("colsRelay", SRC["colsrelay"], expr, (blocks, 1, 1), (threads, 1, 1), args="colsrelay",
-                  chunks=chunks, extra=(lag,), workspace_bytes=zeroed + 8 * G * (chunks + 1) * cols, zeroed=zeroed,
-                  why=f"strips {P * 16} bytes wide in chunks of {RC} rows, one launch, x read twice, the second "
-                      "time from L2")
-
-
 def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Choice:
     packs = p.L // p.vec
     chunks = max(1, cdiv(packs, threads * K))
@@ -302,19 +280,8 @@ def cols_cluster_best(p: Problem, big_clusters: bool = True) -> Optional[Choice]
     return c
 
 
-def long_cols_backward(p: Problem) -> Optional[Choice]:
-    """Backward down strided axes too long for 128-byte strips on a portable cluster: colsRelay,
-    whose blocks need no cluster. On an H100 ([16, 8192, 1024] dim 1 and [8192, 8192] dim 0,
-    benchmarks/h200/softmax/sweeps/clusters-h100.txt) it ran at 63-76% of a copy against 61-73%
-    for colsCluster on 16 blocks; its forward passes lost (47-66% against 58-72%)."""
-    if p.op != "backward":
-        return None
-    c = cols_cluster(p)
-    return cols_relay(p) if c is None or strip(c) < 128 else None
-
-
 def strided(p: Problem, big_clusters: bool = True) -> Choice:
-    return cols_regs(p) or long_cols_backward(p) or cols_cluster_best(p, big_clusters) or cols_split(p)
+    return cols_regs(p) or cols_cluster_best(p, big_clusters) or cols_split(p)
 
 
 def long_warp(p: Problem) -> Optional[Choice]:
