@@ -271,9 +271,10 @@ def cols_cluster_best(p: Problem, big_clusters: bool = True) -> Optional[Choice]
     128-byte strips on a cluster of 16 measured faster on the H200 (forward 57-61% of memcpy
     against 52-56%, backward 54-65% against 31-62%): forward only while two blocks still share
     an SM, backward even at one. big_clusters=False: portable clusters only (a GPU, or a MIG
-    slice, with no 16 SMs free in one GPC). float32 forward strips there take blocks of 128: on
-    an H100 (benchmarks/h100/softmax-t128) 73-78% of cudaMemcpy against 68-74% on 256; bfloat16
-    and backward were slower or even (benchmarks/h100/softmax-relay/clusters.txt)."""
+    slice, with no 16 SMs free in one GPC). float32 forward strips there take blocks of 128: in
+    one bench run with both, 1-2% faster on the H200 (benchmarks/h200/softmax/t128), 73-78% of
+    cudaMemcpy against 68-74% on an H100 (benchmarks/h100/softmax-t128); bfloat16 and backward
+    were slower or even (benchmarks/h100/softmax-relay/clusters.txt)."""
     c = cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX)
     if big_clusters and c is not None and strip(c) < 128:
         threads = 128 if p.op == "forward" and ITEMSIZE[p.dtype] == 4 else 256
