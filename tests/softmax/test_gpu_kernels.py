@@ -116,3 +116,31 @@ def test_clusters_of_16_fit_this_gpu():
     for op in ("forward", "backward"):
         c = plans.choose(plans.Problem(1, 8192, 8192, "float32", op))
         assert c.cluster == 16 and clusters_fit(c, 0)
+
+
+# colsCluster's rows landing in groups, each folded as it arrives (the long strided axes take 4),
+# forced at every group count and on clusters of 16 and 4: shares that end part-way through a
+# group, strips past the last column, blocks with no rows (16 x 1 > 16 rows at L = 16)
+@pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 777, 520), (5, 4099, 36), (1, 16, 4096), (2, 9, 64)],
+                         ids=str)
+@pytest.mark.parametrize("stages", [1, 2, 4, 8])
+@pytest.mark.parametrize("kind", ["forward", "log", "backward"])
+def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch):
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    params = (("dim", 1),) + ((("log", True),) if kind == "log" else ()) + \
+        ((("op", "backward"),) if kind == "backward" else ())
+    tried = 0
+    for dtype in ("float32", "bfloat16"):
+        case = Case(shape, dtype, params)
+        p = W_problem(case)
+        for threads, C in ((128, 16), (256, 16), (256, 4)):
+            c = plans.cols_cluster(p, threads, plans.SMEM_MAX, (C,), stages=stages)
+            if c is None:
+                continue
+            assert c.expression.split(",")[4] == str(stages)
+            monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+            check_case(case, seed=stages)
+            tried += 1
+    assert tried >= 3  # float32 on three geometries at least (16-bit strips of 36 are not in packs)

@@ -81,6 +81,8 @@ def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
     c = plans.choose(Problem(1, 8192, 8192, dtype, op))
     assert (c.kernel, c.cluster, plans.strip(c)) == ("colsCluster", 16, 128)
     assert c.block[0] == (128 if (dtype, op) == ("float32", "forward") else 256)
+    stages = int(c.expression.split(",")[4])  # groups of rows folded as they land
+    assert stages == (1 if (dtype, op) == ("bfloat16", "forward") else plans.WIDE_STAGES)
     assert c.smem <= (plans.SMEM_MAX if op == "backward" else plans.CLUSTER_SMEM)  # forward: 2 blocks an SM
     small = plans.choose(Problem(1, 8192, 8192, dtype, op), big_clusters=False)
     assert small.kernel == "colsCluster" and small.cluster <= 8 and small.smem <= plans.SMEM_MAX

@@ -11,7 +11,7 @@ from bwlab.core import build
 from bwlab.core.launch import arch_of
 from bwlab.workloads.softmax import calls, plans
 from bwlab.workloads.softmax.launch import runner
-from sweep import timed  # this folder's sweep: events around batches of calls, the median
+from sweep import copy_gbs, timed  # this folder's sweep: events around batches of calls, the median
 
 N, L, M = 8192, 16, 1024
 
@@ -56,10 +56,7 @@ if __name__ == "__main__":
             ref = y64 * (g64 - (y64 * g64).sum(1, keepdim=True))
         out = torch.empty_like(x)
         moved = x.numel() * x.element_size() * (3 if op == "backward" else 2)
-        src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
-        dst = torch.empty_like(src)
-        copy = moved / timed(lambda: dst.copy_(src), reps=25) / 1e6
-        src = dst = None
+        copy = copy_gbs(moved)
         p = plans.Problem(N, L, M, d, op, log)
         for label, c in variants(p):
             calls._plans[(p, 0)] = calls.Plan(c, runner(c, N, L, M, 0))

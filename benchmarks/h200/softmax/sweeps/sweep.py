@@ -113,6 +113,14 @@ def timed(fn, reps=15, batch=4):
     return ms[len(ms) // 2]
 
 
+def copy_gbs(moved, reps=25):
+    """GB/s of a device-to-device copy of moved / 2 bytes (moved counts both directions)."""
+    import torch
+    src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    return moved / timed(lambda: dst.copy_(src), reps=reps) / 1e6
+
+
 def run(which):
     import torch
     dt = {"float32": torch.float32, "bfloat16": torch.bfloat16}

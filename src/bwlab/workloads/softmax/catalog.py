@@ -90,7 +90,7 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
     K("colsSplit", SRC["cols"], "colsSplit<{T},{V},8," + _F + ">", (32, 8), None, "strided",
       lambda p, b: plans.cols_split(p), _HERE,
       "16-byte packs and 8 threads per column: enough bytes in flight to fill the GPU; still 2 reads."),
-    K("colsCluster", SRC["colscluster"], "colsCluster<{T},8,128,256," + _F + ">", (256, 1), None, "strided",
+    K("colsCluster", SRC["colscluster"], "colsCluster<{T},8,128,256,1," + _F + ">", (256, 1), None, "strided",
       lambda p, b: plans.cols_cluster_best(p), _HERE,
       "Strips held in shared memory across a thread-block cluster (distributed shared memory): x read once."),
     # --- the last axis -----------------------------------------------------------------------

@@ -29,6 +29,7 @@ WARP_K = 4                     # packs per lane of rowWarp on rows of more than 
 BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
 CLUSTERS = (2, 4, 8)           # portable cluster sizes
 BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
+WIDE_STAGES = 4                # colsCluster on 16 blocks: groups of rows folded as they land
 STREAM_THREADS, STREAM_K, STREAM_ROWS = 512, 8, 2  # rowStream: 64 KiB of x a block, 2 rows a cluster
 RELAY_LAG = 8 << 20            # rowRelay: bytes read between a chunk's two reads (well within L2)
 RELAY_ROW_MAX = {"forward": 16 << 20, "backward": 8 << 20}  # bytes of inputs a row: longer ones
@@ -218,9 +219,10 @@ def cols_regs(p: Problem) -> Optional[Choice]:
 
 
 def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
-                 clusters: tuple[int, ...] = (1,) + CLUSTERS, widest: int = 128) -> Optional[Choice]:
+                 clusters: tuple[int, ...] = (1,) + CLUSTERS, widest: int = 128, stages: int = 1) -> Optional[Choice]:
     """Strips as wide as possible (up to 128 bytes, at least one 32-byte sector) on the fewest
-    blocks whose shared memory holds them within the budget."""
+    blocks whose shared memory holds them within the budget; each block's rows land in `stages`
+    groups of copies, each folded as soon as it is on chip."""
     if p.vec == 1:
         return None
     E = ITEMSIZE[p.dtype]
@@ -231,7 +233,7 @@ def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
             lc = cdiv(p.L, C)
             smem = (threads // 32 + 2) * cols * 8 + lc * W * p.inputs  # states: the warps', its own, finished
             if smem <= budget:
-                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{OPS[p.op, p.log]} >"
+                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{stages},{OPS[p.op, p.log]} >"
                 grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
                 return Choice("colsCluster", SRC["colscluster"], expr, grid, (threads, 1, 1), smem, "cols", cluster=C,
                               why=f"strips {W} bytes wide on chip in a cluster of {C}, x read once")
@@ -274,12 +276,16 @@ def cols_cluster_best(p: Problem, big_clusters: bool = True) -> Optional[Choice]
     slice, with no 16 SMs free in one GPC). float32 forward strips there take blocks of 128: in
     one bench run with both, 1-2% faster on the H200 (benchmarks/h200/softmax/t128), 73-78% of
     cudaMemcpy against 68-74% on an H100 (benchmarks/h100/softmax-t128); bfloat16 and backward
-    were slower or even (benchmarks/h100/softmax-relay/clusters.txt)."""
+    were slower or even (benchmarks/h100/softmax-relay/clusters.txt). Each block's 512 rows land in
+    WIDE_STAGES groups, each folded while the later ones are still on their way: on the H200
+    (benchmarks/h200/softmax/sweeps/stages.txt) float32 forward 61-63% -> 64-66% of a copy, backward
+    55-65% -> 58-68%; 16-bit forward gained nothing and folds the whole share at once."""
     c = cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX)
     if big_clusters and c is not None and strip(c) < 128:
         threads = 128 if p.op == "forward" and ITEMSIZE[p.dtype] == 4 else 256
+        stages = 1 if p.op == "forward" and ITEMSIZE[p.dtype] == 2 else WIDE_STAGES
         wide = cols_cluster(p, threads, budget=SMEM_MAX if p.op == "backward" else CLUSTER_SMEM,
-                            clusters=(BIG_CLUSTER,))
+                            clusters=(BIG_CLUSTER,), stages=stages)
         if wide is not None and strip(wide) > strip(c):
             return wide
     return c

@@ -1,10 +1,12 @@
 // Softmax down a strided axis reading x from DRAM once: a cluster of C blocks owns a strip
 // of W bytes of every row of one [L, M] slice (W / 16 packs wide). Each block copies its
 // share of the rows (L / C of them) into shared memory with asynchronous copies, reduces its
-// columns there, and the C partial states per column meet through distributed shared memory;
-// the output is then written from the copy on chip. The strip must fit: the launcher picks C
-// so that ceil(L / C) * W * IN bytes fit in a block's shared memory. M % V == 0 and 16-byte
-// aligned pointers (every pack whole).
+// columns there (group by group as the copies land), and the C partial states per column meet
+// through distributed shared memory; the output is then written from the copy on chip. The
+// arithmetic between the copies is what limits it (a block's fold, meeting and write are
+// latency-bound chains), so each is overlapped where it can be. The strip must fit: the
+// launcher picks C so that ceil(L / C) * W * IN bytes fit in a block's shared memory.
+// M % V == 0 and 16-byte aligned pointers (every pack whole).
 #include "softmax.cuh"
 
 // K consecutive elements from shared memory as floats (K == 1, or one 16-byte pack).
@@ -20,99 +22,119 @@ __device__ __forceinline__ void load_k(const T* p, float* out) {
   }
 }
 
-template <typename T, int C, int W, int THREADS, class Op>
-__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS)
-colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 M) {
-  constexpr int V = 16 / sizeof(T);   // elements per pack
-  constexpr int P = W / 16;           // packs per strip row
-  constexpr int COLS = P * V;         // columns per strip
+// Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
+__device__ __forceinline__ void cp_async_wait_upto(int n) {
+  switch (n) {
+    case 0: cp_async_wait<0>(); break;
+    case 1: cp_async_wait<1>(); break;
+    case 2: cp_async_wait<2>(); break;
+    case 3: cp_async_wait<3>(); break;
+    case 4: cp_async_wait<4>(); break;
+    case 5: cp_async_wait<5>(); break;
+    case 6: cp_async_wait<6>(); break;
+    default: cp_async_wait<7>(); break;
+  }
+}
+
+// One block's share of a strip: its geometry and the four steps of the kernel below.
+template <typename T, int W, int THREADS, class Op>
+struct Share {
+  static constexpr int V = 16 / sizeof(T);   // elements per pack
+  static constexpr int P = W / 16;           // packs per strip row
+  static constexpr int COLS = P * V;         // columns per strip
   // The reduction reads K columns at a time from shared memory: a 16-byte pack on strips of 128
   // bytes or more, one element on narrower ones (each measured faster on the H200 there).
-  constexpr int K = P >= 8 ? V : 1;
-  constexpr int LANES = COLS / K;     // threads across a strip row in the reduction
-  constexpr int G = THREADS / LANES;  // row groups of the reduction
-  constexpr int WARPS = THREADS / 32;
+  static constexpr int K = P >= 8 ? V : 1;
+  static constexpr int LANES = COLS / K;     // threads across a strip row in the reduction
+  static constexpr int G = THREADS / LANES;  // row groups of the reduction
+  static constexpr int WARPS = THREADS / 32;
   static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
-  extern __shared__ __align__(16) unsigned char smem[];
-  State* red = reinterpret_cast<State*>(smem);          // [WARPS][COLS] partials
-  State* part = red + WARPS * COLS;                      // [COLS] this block's states (read by the cluster)
-  State* fin = part + COLS;                              // [COLS] finished states
-  T* sa = reinterpret_cast<T*>(fin + COLS);              // [rows][COLS] x (or y)
-  const unsigned rank = cluster_rank();
-  const i64 strip = blockIdx.x / C;
-  const i64 lc = (L + C - 1) / C;
-  const i64 r0 = rank * lc;
-  const int rows = (int)max((i64)0, min(L, r0 + lc) - r0);
-  T* sb = sa + (i64)lc * COLS;                           // [rows][COLS] the gradient (IN == 2)
-  const i64 col0 = strip * COLS;
-  const int t = threadIdx.x;
-  for (i64 n = blockIdx.y; n < N; n += gridDim.y) {
-    const i64 base = (n * L + r0) * M + col0;
-    // 1. the block's rows of the strip into shared memory, all copies in flight at once
-    for (int q = t; q < rows * P; q += THREADS) {
+  // shared memory: [WARPS][COLS] partials, [COLS] this block's states (read by the cluster),
+  // [COLS] finished states, then the strip's rows of x (and of the gradient)
+  static constexpr int STATES = (WARPS + 2) * COLS;
+
+  // Rows [lo, hi) of the share (at `base`, the strip's first column) into shared memory, as
+  // asynchronous copies; packs past the last column read as zeros.
+  static __device__ __forceinline__ void copy_in(T* sa, T* sb, const T* a, const T* b, i64 base, i64 col0,
+                                                 i64 M, int lo, int hi) {
+    for (int q = lo * P + threadIdx.x; q < hi * P; q += THREADS) {
       const int r = q / P, p = q % P;
       const bool ok = col0 + p * V < M;
       const i64 off = base + r * M + p * V;
       cp_async16(sa + q * V, ok ? a + off : a, ok);
       if (Op::IN == 2) cp_async16(sb + q * V, ok ? b + off : b, ok);
     }
-    cp_async_wait_all();
-    __syncthreads();
-    // 2. each thread K adjacent columns and every G-th row, four rows a fold; the warp's row
-    // groups merged by shuffles, then the warps' partials per column
-    {
-      const int c = (t % LANES) * K, g = t / LANES;
-      State s[K];
+  }
+
+  // Fold rows [lo, hi) into the thread's states: K adjacent columns and every G-th row
+  // (lo a multiple of G), four rows a fold.
+  static __device__ __forceinline__ void fold(State (&s)[K], const T* sa, const T* sb, int lo, int hi) {
+    const int c = (threadIdx.x % LANES) * K;
+    int r = lo + threadIdx.x / LANES;
+    for (; r + 3 * G < hi; r += 4 * G) {
+      float va[4][K], vb[4][K];
 #pragma unroll
-      for (int k = 0; k < K; ++k) s[k] = Op::empty();
-      int r = g;
-      for (; r + 3 * G < rows; r += 4 * G) {
-        float va[4][K], vb[4][K];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          load_k<T, K>(sa + (r + u * G) * COLS + c, va[u]);
-          if (Op::IN == 2) load_k<T, K>(sb + (r + u * G) * COLS + c, vb[u]);
-        }
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const float xa[4] = {va[0][k], va[1][k], va[2][k], va[3][k]};
-          const float xb[4] = {vb[0][k], vb[1][k], vb[2][k], vb[3][k]};
-          Op::template fold<4>(s[k], xa, xb);
-        }
-      }
-      for (; r < rows; r += G) {
-        float va[K], vb[K];
-        load_k<T, K>(sa + r * COLS + c, va);
-        if (Op::IN == 2) load_k<T, K>(sb + r * COLS + c, vb);
-#pragma unroll
-        for (int k = 0; k < K; ++k) Op::template fold<1>(s[k], va + k, vb + k);
+      for (int u = 0; u < 4; ++u) {
+        load_k<T, K>(sa + (r + u * G) * COLS + c, va[u]);
+        if (Op::IN == 2) load_k<T, K>(sb + (r + u * G) * COLS + c, vb[u]);
       }
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-#pragma unroll
-        for (int o = LANES; o < 32; o <<= 1) {  // the lanes holding the same columns
-          const State u = {__shfl_xor_sync(0xffffffffu, s[k].a, o), __shfl_xor_sync(0xffffffffu, s[k].b, o)};
-          s[k] = Op::merge(s[k], u);
-        }
-        if ((t & 31) < LANES) red[(t / 32) * COLS + c + k] = s[k];
+        const float xa[4] = {va[0][k], va[1][k], va[2][k], va[3][k]};
+        const float xb[4] = {vb[0][k], vb[1][k], vb[2][k], vb[3][k]};
+        Op::template fold<4>(s[k], xa, xb);
       }
+    }
+    for (; r < hi; r += G) {
+      float va[K], vb[K];
+      load_k<T, K>(sa + r * COLS + c, va);
+      if (Op::IN == 2) load_k<T, K>(sb + r * COLS + c, vb);
+#pragma unroll
+      for (int k = 0; k < K; ++k) Op::template fold<1>(s[k], va + k, vb + k);
+    }
+  }
+
+  // The threads' states to one finished state per column in `fin`: the warp's row groups by
+  // shuffles, the warps' partials through shared memory, the cluster's C blocks through
+  // distributed shared memory. Every thread of every block of the cluster calls it.
+  template <int C>
+  static __device__ __forceinline__ void finish(State (&s)[K], State* red, State* part, State* fin) {
+    const int t = threadIdx.x, c = (t % LANES) * K;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+#pragma unroll
+      for (int o = LANES; o < 32; o <<= 1) {  // the lanes holding the same columns
+        const State u = {__shfl_xor_sync(0xffffffffu, s[k].a, o), __shfl_xor_sync(0xffffffffu, s[k].b, o)};
+        s[k] = Op::merge(s[k], u);
+      }
+      if ((t & 31) < LANES) red[(t / 32) * COLS + c + k] = s[k];
     }
     __syncthreads();
     if (t < COLS) {
-      State s = red[t];
-      for (int w = 1; w < WARPS; ++w) s = Op::merge(s, red[w * COLS + t]);
-      part[t] = s;
+      State u = red[t];
+      for (int w = 1; w < WARPS; ++w) u = Op::merge(u, red[w * COLS + t]);
+      part[t] = u;
     }
-    // 3. the cluster's C states per column, through distributed shared memory
     cluster_sync();
-    if (t < COLS) {
-      State s = load_remote(part + t, 0);
-      for (int k = 1; k < C; ++k) s = Op::merge(s, load_remote(part + t, k));
-      fin[t] = Op::finish(s);
+    if (t < COLS) {  // all C loads in flight before the first merge: one round trip, not C
+      State u[C];
+#pragma unroll
+      for (int k = 0; k < C; ++k) u[k] = load_remote(part + t, k);
+#pragma unroll
+      for (int k = 1; k < C; ++k) u[0] = Op::merge(u[0], u[k]);
+      fin[t] = Op::finish(u[0]);
     }
-    cluster_sync();  // every block has read `part` before any rewrites it (next n) or exits
-    // 4. the output from the copy on chip, 16-byte stores; a thread's packs share one column
-    // pack (THREADS % P == 0), so its V finished states are read once
+    // this block is done reading the others' `part`: arrive now, wait (after the output is
+    // written) before `part` is rewritten or the block exits
+    cluster_arrive();
+    __syncthreads();  // `fin` for every thread
+  }
+
+  // The output of `rows` rows from the copy on chip, 16-byte stores; a thread's packs share
+  // one column pack (THREADS % P == 0), so its V finished states are read once.
+  static __device__ __forceinline__ void write_out(const State* fin, const T* sa, const T* sb, T* y, i64 base,
+                                                   i64 col0, i64 M, int rows) {
+    const int t = threadIdx.x;
     State f[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
@@ -125,6 +147,49 @@ colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
         for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
         o.store(y + base + (i64)(q / P) * M + (t % P) * V);
       }
+  }
+};
+
+// S: the block's rows land in S groups, each folded as soon as it is on chip while the later
+// ones are still on their way (S == 1: fold after the whole share has landed).
+template <typename T, int C, int W, int THREADS, int S, class Op>
+__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS)
+colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 M) {
+  typedef Share<T, W, THREADS, Op> Sh;
+  static_assert(S >= 1 && S <= 8, "at most 8 groups of copies in flight");
+  extern __shared__ __align__(16) unsigned char smem[];
+  State* red = reinterpret_cast<State*>(smem);
+  State* part = red + Sh::WARPS * Sh::COLS;
+  State* fin = part + Sh::COLS;
+  T* sa = reinterpret_cast<T*>(red + Sh::STATES);        // [rows][COLS] x (or y)
+  const i64 lc = (L + C - 1) / C;
+  T* sb = sa + lc * Sh::COLS;                             // [rows][COLS] the gradient (IN == 2)
+  const i64 r0 = cluster_rank() * lc;
+  const int rows = (int)max((i64)0, min(L, r0 + lc) - r0);
+  // rows a group: a multiple of G, so that a thread's rows (every G-th) are the same in each
+  const int per = ((rows + S - 1) / S + Sh::G - 1) / Sh::G * Sh::G;
+  const i64 col0 = (blockIdx.x / C) * Sh::COLS;
+  for (i64 n = blockIdx.y; n < N; n += gridDim.y) {
+    const i64 base = (n * L + r0) * M + col0;
+    // 1. the block's rows of the strip into shared memory, all copies in flight at once
+    for (int s = 0; s < S; ++s) {
+      Sh::copy_in(sa, sb, a, b, base, col0, M, min(rows, s * per), min(rows, (s + 1) * per));
+      cp_async_commit();
+    }
+    // 2. folded group by group as they land
+    State st[Sh::K];
+#pragma unroll
+    for (int k = 0; k < Sh::K; ++k) st[k] = Op::empty();
+    for (int s = 0; s < S; ++s) {
+      cp_async_wait_upto(S - 1 - s);
+      __syncthreads();
+      Sh::fold(st, sa, sb, min(rows, s * per), min(rows, (s + 1) * per));
+    }
+    // 3. the cluster's states per column
+    Sh::template finish<C>(st, red, part, fin);
+    // 4. the output from the copy on chip
+    Sh::write_out(fin, sa, sb, y, base, col0, M, rows);
+    cluster_wait();   // every block has read this one's `part`
     __syncthreads();  // the shared copy is overwritten by the next n
   }
 }

@@ -243,6 +243,14 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The two halves of cluster_sync, for work between them: arrive releases this thread's
+// shared-memory accesses so far; wait returns once every thread of the cluster has arrived.
+__device__ __forceinline__ void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 // A State in the shared memory of another block of the cluster (distributed shared memory).
 __device__ __forceinline__ State load_remote(const State* local, unsigned rank) {
   unsigned remote;
