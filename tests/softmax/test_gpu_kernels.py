@@ -25,6 +25,7 @@ API_CASES = [
     # lane groups of 1-8 lanes taking 2 rows each (of 8-16 lanes, one row at 256), the last block's rows partly
     # past the end
     ((3, 2000), -1), ((5, 301), -1),  # rowBlock of one warp, 8 and 16 packs a lane
+    ((2, 4000, 72), 1),  # float32 softmax gradients: colsSpread, a cluster of 8, strips partly past M
     ((5, 3000), -1),  # 16-bit softmax: a warp of 16 packs a lane, 375 packs (lanes partly empty)
 ]
 
@@ -61,7 +62,7 @@ def test_dispatch_reaches_every_family():
     for shape, dim in API_CASES:  # the backward passes take rowRelay, rowSplit and colsCluster's 16
         seen.add(plans.choose(W_problem(Case(shape, "float32", (("dim", dim), ("op", "backward"))))).kernel)
     assert {"rowWarp", "rowBlock", "rowCluster", "rowStream", "rowRelay", "rowSplit", "colsRegs", "colsCluster",
-            "colsSplit"} <= seen
+            "colsSplit", "colsSpread"} <= seen
 
 
 def W_problem(case):
@@ -144,3 +145,28 @@ def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch
             check_case(case, seed=stages)
             tried += 1
     assert tried >= 3  # float32 on three geometries at least (16-bit strips of 36 are not in packs)
+
+
+# colsSpread (the strip in the registers of a cluster) forced at several geometries, every pass
+# and dtype: shares of 1 to 8 packs a thread, blocks with no rows, strips partly past M
+@pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 777, 520), (1, 16, 4096), (2, 9, 64), (2, 4000, 72),
+                                   (5, 4099, 36)], ids=str)
+@pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
+def test_cols_spread_forced(shape, kind, monkeypatch):
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    params = (("dim", 1),) + ((("log", True),) if "log" in kind else ()) + \
+        ((("op", "backward"),) if "backward" in kind else ())
+    tried = 0
+    for dtype in DT:
+        case = Case(shape, dtype, params)
+        p = W_problem(case)
+        for threads, minb, C in ((512, 1, 16), (512, 1, 8), (256, 2, 16), (1024, 1, 8)):
+            c = plans.cols_spread(p, threads, minb, C)
+            if c is None:
+                continue
+            monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+            check_case(case, seed=threads + C)
+            tried += 1
+    assert tried >= 4  # float32 at every geometry at least

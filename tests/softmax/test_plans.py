@@ -75,8 +75,7 @@ def test_rows_not_in_packs_keep_the_register_kernels():
     assert plans.row_relay(Problem(3, 300001, 1, "float32")) is None
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-@pytest.mark.parametrize("op", ["forward", "backward"])
+@pytest.mark.parametrize("dtype, op", [("float32", "forward"), ("bfloat16", "forward"), ("bfloat16", "backward")])
 def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
     c = plans.choose(Problem(1, 8192, 8192, dtype, op))
     assert (c.kernel, c.cluster, plans.strip(c)) == ("colsCluster", 16, 128)
@@ -111,6 +110,21 @@ def test_short_strided_axes_hold_their_columns_in_registers(dtype, op, log, L):
     else:
         assert (vec, threads, minb) == (16 // ITEMSIZE[dtype], 256, 2)
     assert c.grid[0] * threads >= 64 * 1024 // vec  # one thread a pack of columns
+
+
+def test_float32_gradients_of_long_axes_whose_share_fills_the_registers_skip_shared_memory():
+    """colsSpread: 512 threads a block, 8 packs a thread, where a cluster of 8 or 16 gives each
+    block 449-512 rows; otherwise colsCluster, as for log-softmax's gradient and 16-bit ones."""
+    for L, M, C in ((4096, 1024, 8), (3800, 64, 8), (8192, 8192, 16), (7300, 1024, 16)):
+        c = plans.choose(Problem(16, L, M, "float32", "backward"))
+        assert (c.kernel, c.cluster, c.block[0]) == ("colsSpread", C, 512), (L, c.expression)
+        assert c.expression.split(",")[2] == "8" and c.grid[0] == plans.cdiv(M, 32) * C
+    assert plans.choose(Problem(1, 8192, 8192, "float32", "backward"), big_clusters=False).kernel == "colsCluster"
+    assert plans.choose(Problem(1, 4096, 8192, "float32", "backward"), big_clusters=False).kernel == "colsSpread"
+    for p in (Problem(16, 6144, 1024, "float32", "backward"), Problem(16, 3000, 1024, "float32", "backward"),
+              Problem(16, 8192, 1024, "float32", "backward", log=True), Problem(16, 8192, 1024, "bfloat16", "backward"),
+              Problem(16, 8192, 1024, "float32", "forward"), Problem(16, 8192, 16, "float32", "backward")):
+        assert plans.choose(p).kernel == "colsCluster", p
 
 
 def test_narrow_strips_stay_on_portable_clusters():

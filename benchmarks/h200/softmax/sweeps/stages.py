@@ -35,7 +35,14 @@ def variants(p):
             c = plans.cols_cluster(p, threads, budget=budget, clusters=(16,), stages=S)
             if c is not None and plans.strip(c) == 128:
                 out.append((f"t{threads} C16 W128 S{S}", c))
+    for threads, minb, C in SPREAD:
+        c = plans.cols_spread(p, threads, minb, C)
+        if c is not None:
+            out.append((f"spread C{C} t{threads} R{c.expression.split(',')[2]} minb{minb}", c))
     return out
+
+
+SPREAD = [(256, 2, 16), (256, 3, 16), (512, 1, 16), (512, 2, 16), (1024, 1, 16)]
 
 
 AWKWARD = [((3, 1000, 1000), 1, "float32"), ((2, 777, 520), 1, "bfloat16"), ((5, 4099, 36), 1, "float32"),
@@ -82,8 +89,12 @@ def screen():
 
 def main(only=None):
     import torch
+    global SPREAD
     arch = arch_of(0)
     cases = [(shape, dim, case) for shape, dim in SHAPES for case in CASES if only is None or case[1] == only]
+    if only == "lengths":  # float32 backward down shorter long axes: colsSpread against the dispatch
+        SPREAD = [(512, 1, 16), (1024, 1, 16), (512, 1, 8), (1024, 1, 8)]
+        cases = [((16, L, 1024), 1, ("float32", "backward", False)) for L in (3000, 4096, 6144, 8192)]
     exprs = {}
     for shape, dim, case in cases:
         for _, c in variants(problem(shape, dim, *case)):

@@ -16,7 +16,8 @@ from .reference import CTYPE, ITEMSIZE
 
 KERNELS = Path(__file__).parent / "kernels"
 SRC = {name: KERNELS / f"{name}.cu"
-       for name in ("seed", "cols", "colsregs", "colscluster", "rows", "rowcluster", "rowstream", "rowsplit")}
+       for name in ("seed", "cols", "colsregs", "colscluster", "colsspread", "rows", "rowcluster", "rowstream",
+                    "rowsplit")}
 
 OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
        ("backward", False): "Backward<false>", ("backward", True): "Backward<true>"}
@@ -241,6 +242,22 @@ def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
     return None
 
 
+def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUSTER) -> Optional[Choice]:
+    """128-byte strips held in the registers of a cluster of C blocks, R packs a thread (R the
+    power of two that covers the block's rows: L / C over threads / 8 row groups, at most 16)."""
+    if p.vec * ITEMSIZE[p.dtype] != 16 or p.M * ITEMSIZE[p.dtype] < 128:
+        return None
+    R = _pow2(cdiv(cdiv(p.L, C), threads // 8))
+    if R > 16:
+        return None
+    cols = 8 * p.vec
+    expr = f"colsSpread<{CTYPE[p.dtype]},{C},{R},{threads},{minb},{OPS[p.op, p.log]} >"
+    grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
+    return Choice("colsSpread", SRC["colsspread"], expr, grid, (threads, 1, 1), 0, "cols", cluster=C,
+                  why=f"strips 128 bytes wide in the registers of a cluster of {C}, {R} packs a thread, "
+                      "x read once")
+
+
 def cols_split(p: Problem, by: int = 8) -> Choice:
     v = p.vec
     expr = f"colsSplit<{CTYPE[p.dtype]},{v},{by},{OPS[p.op, p.log]} >"
@@ -291,8 +308,24 @@ def cols_cluster_best(p: Problem, big_clusters: bool = True) -> Optional[Choice]
     return c
 
 
+def spread_backward(p: Problem, big_clusters: bool = True) -> Optional[Choice]:
+    """float32 softmax gradients down long strided axes whose rows a cluster of 8 or 16 blocks of
+    512 threads holds at 7-8 packs a thread (449-512 rows a block): in registers, no shared-memory
+    round trip (colsCluster holds both inputs there, one block an SM). On the H200
+    (benchmarks/h200/softmax/sweeps/spread.txt): [16, 4096, 1024] 71% -> 80% of a copy, [16, 8192,
+    1024] 68% -> 73%, [8192, 8192] 63% -> 68%; a block's share less full of rows lost ([16, 6144,
+    1024]: 68% against 73%), as did every forward and bfloat16 pass (one block an SM leaves the
+    phases of too few blocks to overlap). log-softmax's gradient is unmeasured and keeps colsCluster."""
+    if (p.op, p.log, p.dtype) != ("backward", False, "float32"):
+        return None
+    for C in (8, BIG_CLUSTER) if big_clusters else (8,):
+        if 448 < cdiv(p.L, C) <= 512:
+            return cols_spread(p, 512, 1, C)
+    return None
+
+
 def strided(p: Problem, big_clusters: bool = True) -> Choice:
-    return cols_regs(p) or cols_cluster_best(p, big_clusters) or cols_split(p)
+    return cols_regs(p) or spread_backward(p, big_clusters) or cols_cluster_best(p, big_clusters) or cols_split(p)
 
 
 def long_warp(p: Problem) -> Optional[Choice]:

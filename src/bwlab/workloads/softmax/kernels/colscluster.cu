@@ -116,14 +116,7 @@ struct Share {
       part[t] = u;
     }
     cluster_sync();
-    if (t < COLS) {  // all C loads in flight before the first merge: one round trip, not C
-      State u[C];
-#pragma unroll
-      for (int k = 0; k < C; ++k) u[k] = load_remote(part + t, k);
-#pragma unroll
-      for (int k = 1; k < C; ++k) u[0] = Op::merge(u[0], u[k]);
-      fin[t] = Op::finish(u[0]);
-    }
+    if (t < COLS) fin[t] = Op::finish(merge_cluster<Op, C>(part + t));
     // this block is done reading the others' `part`: arrive now, wait (after the output is
     // written) before `part` is rewritten or the block exits
     cluster_arrive();

@@ -259,3 +259,14 @@ __device__ __forceinline__ State load_remote(const State* local, unsigned rank) 
   asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "r"(remote) : "memory");
   return s;
 }
+// The C blocks' states at `local` merged, all C loads in flight before the first merge (one
+// round trip, not C).
+template <class Op, int C>
+__device__ __forceinline__ State merge_cluster(const State* local) {
+  State u[C];
+#pragma unroll
+  for (int k = 0; k < C; ++k) u[k] = load_remote(local, k);
+#pragma unroll
+  for (int k = 1; k < C; ++k) u[0] = Op::merge(u[0], u[k]);
+  return u[0];
+}
