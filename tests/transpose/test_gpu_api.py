@@ -231,10 +231,14 @@ def test_every_tile_candidate_and_skinny_width():
                     for cfg in dispatch.STAGE_CANDIDATES.get(e, ())]
         kernels += [("sector", dispatch.SECTOR, dispatch.tile_expression(e, cfg, "tileSector"), cfg)
                     for cfg in dispatch.SECTOR_CANDIDATES.get(e, ())]
+        kernels += [("whole", dispatch.WHOLE, dispatch.tile_expression(e, cfg, "tileWhole"), cfg)
+                    for cfg in dispatch.WHOLE_CANDIDATES.get(e, ())]
+        kernels += [("words", dispatch.WHOLE, dispatch.tile_expression(e, cfg, "tileWholeWords"), cfg)
+                    for cfg in dispatch.WORDS_CANDIDATES.get(e, ())]
         for kind, source, expr, cfg in kernels:
             c = dispatch.Choice(kind, e, source, expr, cfg[2])
             shapes = [(2, 320, 272), (1, 2 * cfg[0], 3 * cfg[1]), (3, 16, 32)]  # multiples of 16
-            if kind in ("align", "scalar", "stage", "sector"):
+            if kind in ("align", "scalar", "stage", "sector", "whole", "words"):
                 shapes += [(2, 300, 260), (2, 257, 263), (1, 1, 1), (2, 1, 77), (1, cfg[0] + 1, cfg[1] - 1)]
             for shape in shapes:
                 host = verify.random_host(shape, dt)
@@ -247,8 +251,8 @@ def test_every_tile_candidate_and_skinny_width():
 
 @pytest.mark.parametrize("waves", [None, 100_000])
 def test_byte_kernels_on_views(waves, monkeypatch):
-    """tileStage and tileSector forced on row slices at odd offsets, on reversed rows (negative
-    row stride) and on batches of slices with a negative or odd batch stride, whose rows start at
+    """tileStage, tileSector, tileWhole and tileWholeWords forced on row slices at odd offsets, on
+    reversed rows (negative row stride) and on batches of slices with a negative or odd batch stride, whose rows start at
     every byte offset: their covering loads, byte shifts and guarded ends; tileSector also with
     one step a chunk (waves past the work), so that every chunk reads the next one's rows."""
     import cupy
@@ -263,6 +267,11 @@ def test_byte_kernels_on_views(waves, monkeypatch):
                for e, cfgs in dispatch.STAGE_CANDIDATES.items() for cfg in cfgs] if not waves else []
     kernels += [dispatch.Choice("sector", e, dispatch.SECTOR, dispatch.tile_expression(e, cfg, "tileSector"), cfg[2])
                 for e, cfgs in dispatch.SECTOR_CANDIDATES.items() for cfg in cfgs]
+    if not waves:  # the whole-sector tiles have no chunks
+        kernels += [dispatch.Choice(kind, e, dispatch.WHOLE, dispatch.tile_expression(e, cfg, kernel), cfg[2])
+                    for kind, kernel, table in (("whole", "tileWhole", dispatch.WHOLE_CANDIDATES),
+                                                ("words", "tileWholeWords", dispatch.WORDS_CANDIDATES))
+                    for e, cfgs in table.items() for cfg in cfgs]
     for c in kernels:
         dt = {1: "u1", 2: "u2", 4: "u4"}[c.itemsize]
         tr, tc = dispatch.tile_shape(c)
@@ -290,10 +299,11 @@ def _big(shape, dtype):
 
 @pytest.mark.parametrize("shape, dtype", [
     ((3, 32768, 32768), "uint8"),          # 3.2e9 elements, tile vector path, batched
-    ((46341, 46341), "uint16"),            # 2.1e9 elements, element path (odd extents)
+    ((46341, 46341), "uint16"),            # 2.1e9 elements, misaligned rows (odd extents)
+    ((46341, 46343), "uint32"),            # ... of 4 bytes
     ((1_000_000_000, 3), "uint8"),         # 3e9 elements, tall skinny
     ((3, 1_000_000_000), "uint8"),         # wide skinny
-], ids=["batch-u8", "odd-u16", "tall-u8", "wide-u8"])
+], ids=["batch-u8", "odd-u16", "odd-u32", "tall-u8", "wide-u8"])
 def test_over_2_31_elements(shape, dtype):
     import cupy
 
@@ -332,7 +342,7 @@ def test_offset_views_take_the_misaligned_kernels(dtype):
 
     host = verify.random_host((1 + 256 * 128,), dtype)
     x = cupy.asarray(host)[1:].reshape(256, 128)
-    assert explain(x).startswith(("tileAlign", "tileScalar", "tileStage", "tileSector"))
+    assert explain(x).startswith(("tileAlign", "tileScalar", "tileStage", "tileSector", "tileWhole"))
     out = cupy.empty((128, 256), dtype)
     verify.poison(out)
     bwlab.transpose(x, out)

@@ -123,7 +123,7 @@ def test_out_overlapping_a_strided_x_is_refused():
 def test_odd_extents_over_2_31_elements():
     """The byte kernels for misaligned rows with 64-bit offsets: 3 x 27,001 x 26,999 uint8 (2.19e9
     elements, odd extents), through the API (the built-in choice, or this GPU's tuned plan) and
-    with each byte kernel forced: tileSector, tileStage, tileAlign."""
+    with each byte kernel forced: tileWholeWords, tileSector, tileStage, tileAlign."""
     import cupy
 
     from bwlab.workloads.transpose import plans
@@ -138,7 +138,8 @@ def test_odd_extents_over_2_31_elements():
     verify.poison(out)
     bwlab.transpose(x, out)
     assert compare_transposed(out, x).ok
-    for kind, cfg in (("sector", plans.SECTOR_CANDIDATES[1][0]), ("stage", plans.STAGE_CANDIDATES[1][0]),
+    for kind, cfg in (("words", plans.WORDS_CANDIDATES[1][0]), ("sector", plans.SECTOR_CANDIDATES[1][0]),
+                      ("stage", plans.STAGE_CANDIDATES[1][0]),
                       ("align", plans.ALIGN_CANDIDATES[1][0])):
         kernel, source = plans.MISALIGNED_KERNELS[kind]
         c = plans.Choice(kind, 1, source, plans.tile_expression(1, cfg, kernel), cfg[2])

@@ -73,8 +73,8 @@ def test_shape_classes(batch, rows, cols, kind):
     ((64, 48), (1, 64), "copy"),                 # x.T of a C-contiguous (48, 64)
     ((64, 48), (1, 100), "copy2d"),              # x.T of a row-pitched (48, 100)[:, :64]
     ((3, 64, 48), (3072, 1, 64), "copy"),        # batched .mT of a contiguous array
-    ((64, 48), (100, 1), "scalar"),              # a row slice: pitch 100
-    ((64, 48), (-48, 1), "scalar"),              # x[::-1]: negative row stride
+    ((64, 48), (100, 1), "misaligned"),          # a row slice: pitch 100
+    ((64, 48), (-48, 1), "misaligned"),          # x[::-1]: negative row stride
     ((640, 480), (480, -1), "flip"),             # x[:, ::-1]
     ((640, 480), (-480, -1), "flip"),            # x[::-1, ::-1]
     ((64, 480), (480, -1), "strided"),           # x[:, ::-1] with a short side: tiles mostly empty
@@ -90,7 +90,7 @@ def test_shape_classes(batch, rows, cols, kind):
 ])
 def test_layouts(shape, strides, kind):
     lay = dispatch.layout_of(shape, strides)
-    assert dispatch.choose(4, lay).kind == kind
+    assert dispatch.choose(4, lay).kind == (dispatch.MISALIGNED_DEFAULT[4][0] if kind == "misaligned" else kind)
 
 
 def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
@@ -139,7 +139,7 @@ def test_merge_batch():
 
 
 def test_unaligned_pointers_take_the_misaligned_kernels():
-    assert dispatch.choose(4, dense(1, 1024, 1024), x_aligned=False).kind == "scalar"
+    assert dispatch.choose(4, dense(1, 1024, 1024), x_aligned=False).kind == dispatch.MISALIGNED_DEFAULT[4][0]
     assert dispatch.choose(1, dense(1, 1024, 1024), out_aligned=False).kind == dispatch.MISALIGNED_DEFAULT[1][0]
     assert dispatch.choose(4, dense(1, 1024, 1024)).kind == "tile"
     plan = {("misaligned", 4): ("align", (64, 64, 256))}
@@ -164,15 +164,29 @@ def test_every_element_size_has_misaligned_kernels():
             assert e <= 4 and w % h == 0 and pv & (pv - 1) == 0 and pv + 1 <= 32 and w % (th // lanes) == 0
             assert 2 * tc * (w // h) % th == 0
             assert 3 * w * 16 * (pv + 1) + (w + h) * (tc * e + 4) <= 48 * 1024  # SectorShape::BYTES
+        for tr, tc, th in dispatch.WHOLE_CANDIDATES.get(e, ()):  # whole.cu's WholeTile
+            h, rs, tv = 32 // e, th // tc, tr * e // 16
+            nk = -(-(tr + h - 1) // rs)
+            assert e <= 4 and tr % h == 0 and th % tc == 0 and th % tv == 0 and tc * tv % th == 0 and nk <= 40
+            assert tc * ((35 + nk * rs * e + 7) // 8 * 8 + 4) <= 48 * 1024
+        for tr, tc, th in dispatch.WORDS_CANDIDATES.get(e, ()):  # whole.cu's WordsTile
+            g, h = 4 // e, 32 // e
+            rsp = g * th // 32
+            npass = -(-(tr + h - 1) // rsp)
+            assert e <= 2 and tc == 31 * g and tr % h == 0 and th % 32 == 0 and npass * g <= 40
+            assert tc * ((48 + npass * rsp * e + 7) // 8 * 8 + 4) <= 48 * 1024
         assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
 
 
-def _sector_writes(rows, e, shift, w, chunk):
+def _sector_writes(rows, e, shift, w, chunk, window=None):
     """Which output bytes of one output row tileSector's stores cover (its ownership rule,
     modelled): the row starts `shift` bytes past a 32-byte boundary; the sectors whose first
     element lies in a chunk's steps, the head sector, clipped to the row. Also checks that every
-    element a store gathers lies in its step's window of W + H rows."""
+    element a store gathers lies in its step's window of W + H rows (tileWhole's ownership is
+    the same, with tiles of W rows for steps, one chunk a matrix, and its window the rows a tile
+    loads)."""
     h, ve = 32 // e, 16 // e
+    window = window or w + h
     d = (32 - shift) % 32 // e  # the row's first whole sector starts at element d
     got = np.zeros(rows * e, np.int64)
     for ra in range(0, rows, chunk):
@@ -187,7 +201,7 @@ def _sector_writes(rows, e, shift, w, chunk):
                     continue
                 for half in range(2):
                     first = fw + ve * half
-                    assert first + ve - 1 < w + h  # inside the window
+                    assert first + ve - 1 < window  # inside the window
                     lo, hi = max(0, (f + ve * half) * e), min(rows * e, (f + ve * half + ve) * e)
                     if hi > lo:
                         got[lo:hi] += 1
@@ -202,6 +216,17 @@ def test_sector_ownership_writes_every_output_byte_once(e, rows):
             for chunk in (w, 3 * w, 64 * w):
                 got = _sector_writes(rows, e, shift, w, chunk)
                 assert (got == 1).all(), (e, rows, shift, w, chunk)
+        for e2, cfgs in dispatch.WHOLE_CANDIDATES.items():
+            if e2 != e:
+                continue
+            for tr, tc, th in cfgs:  # tileWhole: tiles of tr rows, each loading nk passes of th / tc rows
+                rs = th // tc
+                got = _sector_writes(rows, e, shift, tr, rows, window=-(-(tr + 32 // e - 1) // rs) * rs)
+                assert (got == 1).all(), (e, rows, shift, tr, tc, th)
+        for tr, tc, th in dispatch.WORDS_CANDIDATES.get(e, ()):  # tileWholeWords: passes of 4/e rows a warp
+            rsp = 4 // e * th // 32
+            got = _sector_writes(rows, e, shift, tr, rows, window=-(-(tr + 32 // e - 1) // rsp) * rsp)
+            assert (got == 1).all(), (e, rows, shift, tr, tc, th)
 
 
 def test_sector_chunks_are_whole_steps_and_cover_the_rows():

@@ -70,9 +70,9 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
     keep, shared = None, 0
     if choice.kind == "tile":
         args = ptrs + [rows, cols, batch]
-    elif choice.kind == "scalar":
+    elif choice.kind in ("scalar", "whole"):
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride)]
-    elif choice.kind == "stage":
+    elif choice.kind in ("stage", "words"):
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds]
     elif choice.kind == "sector":
         w, tc = plans.tile_shape(choice)
@@ -111,7 +111,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
                        ("i32", len(dims)), ("i64", lay.batch * lay.rows * lay.cols)]
     packed = core_launch.PackedLaunch(fn, (blocks, 1, 1), (threads, 1, 1), args, shared=shared)
     # where in_lo, in_hi go
-    at = {"align": 7, "stage": 7, "sector": 7, "tall": 4, "wide": 4, "tall-tile": 6, "wide-tile": 6}.get(choice.kind)
+    at = {"align": 7, "stage": 7, "sector": 7, "words": 7, "tall": 4, "wide": 4, "tall-tile": 6,
+          "wide-tile": 6}.get(choice.kind)
     if choice.kind == "flip":
         x_shift, out_shift = flip_shifts(lay, x.itemsize)
 

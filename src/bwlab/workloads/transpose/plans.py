@@ -18,6 +18,7 @@ from ...core.launch import cdiv
 KERNELS_DIR = Path(__file__).parent / "kernels"
 ANY, ALIGN, ROWS = KERNELS_DIR / "any.cu", KERNELS_DIR / "align.cu", KERNELS_DIR / "rows.cu"
 SCALAR, STAGE, SECTOR = KERNELS_DIR / "scalar.cu", KERNELS_DIR / "stage.cu", KERNELS_DIR / "sector.cu"
+WHOLE = KERNELS_DIR / "whole.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
@@ -64,7 +65,7 @@ DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDID
 @dataclass(frozen=True)
 class Choice:
     kind: str            # "empty" | "copy" | "copy2d" | "tile" | "align" | "scalar" | "stage" | "sector"
-    #                      | "strided" | "tall"
+    #                      | "whole" | "words" | "strided" | "tall"
     #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     #                      | "strided-tile" (stridedTile)
@@ -163,13 +164,16 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # Rows that do not start on 16-byte boundaries: which kernel and tile, per element size (the
 # built-in choice; a plan from `bwlab tune transpose` replaces it).
 # The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-24, with tileSector:
-# benchmarks/h200/transpose/tune-sector).
+# benchmarks/h200/transpose/tune-sector), but for 1- to 4-byte elements tileWholeWords and
+# tileWhole, which beat tileSector and tileScalar on every misaligned bench shape there
+# (benchmarks/h200/transpose/whole-probe).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
-    1: ("sector", (64, 128, 256)), 2: ("scalar", (64, 64, 128)), 4: ("scalar", (64, 64, 256)),
+    1: ("words", (128, 124, 256)), 2: ("words", (64, 62, 128)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
-                      "sector": ("tileSector", SECTOR)}
+                      "sector": ("tileSector", SECTOR), "whole": ("tileWhole", WHOLE),
+                      "words": ("tileWholeWords", WHOLE)}
 # tileStage's configurations, for bytes only: with 2- and 4-byte elements it ran 6-16 points of
 # memcpy behind tileScalar on the H200 (benchmarks/h200/transpose/scalar-probe/stage.txt);
 # with bytes, 58% against tileAlign's 52% and tileScalar's 55%.
@@ -183,6 +187,23 @@ STAGE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # multiple of a sector's 32 elements; a strip is 2^n 16-byte vectors.
 SECTOR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     1: ((64, 128, 256), (32, 128, 256), (32, 256, 256)),
+}
+# tileWhole's configurations (tile rows TR, columns TC, threads) for 2- and 4-byte elements: a
+# thread keeps (TR + 32/E - 1) / (threads / TC) loads in flight (rounded up; at most 40) and
+# stores TR*TC*E/16/threads vectors. On the H200 the most bytes in flight won: uint16 70% of
+# memcpy with 20 loads a thread, 76-77% with 36; bytes (40 loads) 40-43%. For 1 and 2 bytes
+# tileWholeWords does better.
+WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    2: ((128, 64, 256),),
+    4: ((64, 64, 256), (128, 32, 256)),
+}
+# tileWholeWords' configurations for 1- and 2-byte elements: tiles of 31 words' columns (124
+# bytes, 62 halves); a thread keeps (TR + 32/E - 1) / (4/E * threads/32) passes of 4/E words in
+# flight. On the H200 (whole-probe/words.txt): uint8 77-80% of memcpy at (128, 124, 256), 75-77%
+# at (64, 124, 128), 57-72% otherwise; uint16 82-86% at (64, 62, 128), 79-81% at (48, 62, 128).
+WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    1: ((128, 124, 256), (64, 124, 128)),
+    2: ((64, 62, 128), (48, 62, 128)),
 }
 SECTOR_WAVES = 16  # tileSector's chunks: about this many blocks per multiprocessor (H200: 16 beat 4 and 8)
 
@@ -199,7 +220,9 @@ def sector_chunk(rows: int, strips: int, w: int, sms: int) -> tuple[int, int]:
 def misaligned_candidates(itemsize: int) -> list[tuple[str, tuple[int, int, int]]]:
     return ([("align", c) for c in ALIGN_CANDIDATES[itemsize]] + [("scalar", c) for c in SCALAR_CANDIDATES[itemsize]]
             + [("stage", c) for c in STAGE_CANDIDATES.get(itemsize, ())]
-            + [("sector", c) for c in SECTOR_CANDIDATES.get(itemsize, ())])
+            + [("sector", c) for c in SECTOR_CANDIDATES.get(itemsize, ())]
+            + [("whole", c) for c in WHOLE_CANDIDATES.get(itemsize, ())]
+            + [("words", c) for c in WORDS_CANDIDATES.get(itemsize, ())])
 
 
 def misaligned_choice(itemsize: int, plan: Optional[dict] = None) -> tuple[str, tuple[int, int, int]]:
@@ -321,7 +344,10 @@ def expressions() -> dict[Path, list[str]]:
     scalars = [tile_expression(e, c, "tileScalar") for e in ITEMSIZES for c in SCALAR_CANDIDATES[e]]
     stages = [tile_expression(e, c, "tileStage") for e, cs in STAGE_CANDIDATES.items() for c in cs]
     sectors = [tile_expression(e, c, "tileSector") for e, cs in SECTOR_CANDIDATES.items() for c in cs]
-    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, SKINNY: skinny,
+    wholes = [tile_expression(e, c, "tileWhole") for e, cs in WHOLE_CANDIDATES.items() for c in cs]
+    wholes += [tile_expression(e, c, "tileWholeWords") for e, cs in WORDS_CANDIDATES.items() for c in cs]
+    return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, WHOLE: wholes,
+            SKINNY: skinny,
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,))]
             + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
@@ -412,15 +438,17 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
            else f"rows or columns not a multiple of {ve}")
     how = {"align": "rows realigned to 16-byte vectors", "scalar": "element by element",
            "stage": "16-byte loads staged as read, element stores",
-           "sector": "realigned 16-byte loads, whole 32-byte sectors stored"}[kind]
+           "sector": "realigned 16-byte loads, whole 32-byte sectors stored",
+           "whole": "element loads, whole 32-byte sectors stored",
+           "words": "4-byte word loads, whole 32-byte sectors stored"}[kind]
     src = "plan" if plan and ("misaligned", itemsize) in plan else "built-in default"
     return Choice(kind, itemsize, source, tile_expression(itemsize, cfg, kernel), cfg[2],
                   f"{why}: {how}, {cfg[0]}x{cfg[1]} tile ({src})")
 
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
-    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|tileStage|tileSector|stridedTile)<\d+,(\d+),(\d+),\d+>",
-                     choice.expression)
+    m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|tileStage|tileSector|tileWhole|tileWholeWords|stridedTile)"
+                     r"<\d+,(\d+),(\d+),\d+>", choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])
@@ -450,7 +478,7 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         w, tc = tile_shape(choice)
         strips = batch * cdiv(cols, tc)
         return min(strips * sector_chunk(rows, strips, w, sms)[1], MAX_BLOCKS), choice.threads
-    if choice.kind in ("tile", "align", "scalar", "stage", "strided-tile"):
+    if choice.kind in ("tile", "align", "scalar", "stage", "strided-tile", "whole", "words"):
         tr, tc = tile_shape(choice)
         work = batch * cdiv(rows, tr) * cdiv(cols, tc)
         return min(work, MAX_BLOCKS), choice.threads

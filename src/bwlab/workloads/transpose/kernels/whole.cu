@@ -1,0 +1,234 @@
+// tileWhole: the transpose of 1- to 4-byte elements whose rows do not start on 16-byte
+// boundaries, loaded element by element as in tileScalar but stored in whole, aligned 32-byte
+// sectors. tileScalar stores each output row segment where it falls, so a misaligned
+// segment's end sectors are written in parts by two blocks: on the H200, float32 at 8193 x 8199
+// made 9.7 million L2 write sectors in 3.5 million requests for 8.4 million sectors of data,
+// L2 91% busy, 82% of memcpy (94% where only the input rows are misaligned).
+//
+// The output row of input column j owns, in a tile of input rows [r0, r0 + TR), the sectors
+// whose first element lies among those rows (and, in the first tile, the sector holding its
+// first elements); those reach H - 1 rows past the tile (H = elements a sector), so the tile
+// reads TR + H - 1 rows, the extra ones from L2 (the next tile down, next in launch order,
+// reads them too). The tile sits in shared memory column-major, each column placed so that its
+// output row's first whole sector starts on a 4-byte boundary: a vector stored is four aligned
+// word loads, and the column pitch is an odd number of words, so the lanes of a load pass
+// (neighbouring columns, one row) store into distinct banks (with 16-byte-aligned columns, for
+// single 16-byte loads, they fell four to a bank: on the H200, uint16 at 11587 x 11593 had 16
+// million conflicts in 24 million shared wavefronts). Neighbouring lanes store neighbouring
+// vectors of one output row.
+// The input has row stride ld and batch stride bstride (elements, negative allowed); the
+// output is C-contiguous and aligned to its elements.
+#include "tile.cuh"
+
+template <int E, int TR, int TC, int THREADS>
+struct WholeTile {
+  static constexpr int H = 32 / E;                       // elements a sector
+  static constexpr int VE = 16 / E;                      // elements a vector
+  static constexpr int RS = THREADS / TC;                // input rows a pass of the block loads
+  static constexpr int NK = (TR + H - 1 + RS - 1) / RS;  // passes: the tile's rows and the H - 1 past it
+  static constexpr int TV = TR / VE;                     // vectors an output row owns in a tile
+  static constexpr int NV = TC * TV / THREADS;           // vectors a thread stores
+  // bytes a column: 32 before element 0 (the first sector's head), up to 3 of phase, the rows;
+  // an odd number of words
+  static constexpr int CP = (35 + NK * RS * E + 7) / 8 * 8 + 4;
+  static constexpr int BYTES = TC * CP;
+  static_assert(E <= 4 && TR % H == 0 && THREADS % TC == 0 && THREADS % TV == 0 && TC * TV % THREADS == 0,
+                "1- to 4-byte elements, whole sectors, whole passes of loads and stores");
+  static_assert(NK <= 40, "loads in flight a thread");
+};
+
+template <int E, int TR, int TC, int THREADS>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
+          i64 bstride) {
+  typedef WholeTile<E, TR, TC, THREADS> W;
+  typedef typename Elem<E>::T T;
+  constexpr int H = W::H, VE = W::VE, RS = W::RS, NK = W::NK, TV = W::TV, NV = W::NV, CP = W::CP;
+  constexpr int CH = Chains<E, NK>::N, JS = THREADS / TV;
+  __shared__ __align__(16) byte s[W::BYTES];
+  const i64 tiles_r = (rows + TR - 1) / TR, tiles_c = (cols + TC - 1) / TC;
+  const i64 per_matrix = tiles_r * tiles_c, total = per_matrix * batch;
+  const int lr = threadIdx.x / TC, lc = threadIdx.x % TC;  // loads: column lc, rows lr + k*RS
+  const int vt = threadIdx.x % TV, vj = threadIdx.x / TV;  // stores: vector vt of output rows vj + n*JS
+  const u64 out_bytes = (u64)rows * E;
+  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
+    i64 b, r0, c0;
+    tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
+    byte* const orow0 = out + (b * cols + c0) * rows * E;  // output row c0 of matrix b
+    {  // every thread's loads in flight, then into its column at the column's output phase
+      const T* x[CH];
+      const i64 xstep = RS * ld;
+#pragma unroll
+      for (int j = 0; j < CH; ++j) x[j] = reinterpret_cast<const T*>(in) + b * bstride + (r0 + lr + j * RS) * ld + c0 + lc;
+      const int rr = (int)min(rows - r0, (i64)(NK * RS)), cc = (int)min(cols - c0, (i64)TC);
+      T v[NK];
+      if (rr == NK * RS && cc == TC) {
+#pragma unroll
+        for (int k = 0; k < NK; ++k) {
+          v[k] = *x[k % CH];
+          x[k % CH] += CH * xstep;
+        }
+      } else {
+        const bool col_in = lc < cc;
+#pragma unroll
+        for (int k = 0; k < NK; ++k) {
+          if (col_in && lr + k * RS < rr) v[k] = *x[k % CH];
+          x[k % CH] += CH * xstep;
+        }
+      }
+      byte* const col = s + lc * CP + 32 + (int)(reinterpret_cast<u64>(orow0 + lc * out_bytes) & 3);
+#pragma unroll
+      for (int k = 0; k < NK; ++k) *reinterpret_cast<T*>(col + (lr + k * RS) * E) = v[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int n = 0; n < NV; ++n) {
+      const int j = vj + n * JS;
+      if (c0 + j >= cols) break;
+      byte* const row = orow0 + j * out_bytes;
+      const int a = (int)(reinterpret_cast<u64>(row) & 31);
+      const int d = ((32 - a) & 31) / E;  // the row's first whole sector starts at element d
+      // element d of column j lies 4-byte aligned in shared memory: at j*CP + 32 + (a & 3) + d*E
+      const unsigned* vec = reinterpret_cast<const unsigned*>(s + j * CP + 32 + (a & 3) + d * E) + 4 * vt;
+      const i64 f = r0 + d + VE * vt;  // this vector's first element
+      if (f - VE * (vt & 1) < rows) {  // its sector starts inside the row
+        const uint4 w = make_uint4(vec[0], vec[1], vec[2], vec[3]);
+        if (f + VE <= rows) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
+        else store16_clipped<E>(row + f * E, w, reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+      }
+      if (r0 == 0 && d > 0 && vt < 2)  // the sector holding the row's first elements, clipped below 0
+        store16_clipped<E>(row + (d - H + VE * vt) * E, make_uint4(vec[-8], vec[-7], vec[-6], vec[-5]),
+                           reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+    }
+    if (t + gridDim.x < total) __syncthreads();
+  }
+}
+
+// tileWholeWords: tileWhole for 1- and 2-byte elements, loading whole aligned 4-byte words:
+// with element loads bytes ran at 40-43% of memcpy and 2-byte elements at 76-77% on the H200,
+// short of bytes in flight and issue slots. Lane k of a warp loads word k of the aligned words
+// covering each of its rows' segments; word k and its neighbour's (a shuffle) give the G = 4/E
+// elements of columns G*k .. G*k + G - 1 at the row's byte shift, so a tile is TC = 31*G
+// columns (lane 31's word is only a neighbour). A warp takes G consecutive rows a pass and
+// transposes them in registers (byte or half-word permutes), so each shared store is one word:
+// one column, G rows. Columns sit an odd number of words apart, column c a further
+// 4*((c >> 5) & 3) bytes, so the 31 lanes of a store (columns G apart) fall in distinct banks.
+// The stores read five words and shift them by the output row's phase. Loads never leave the
+// input's byte span [in_lo, in_hi).
+template <int E, int TR, int TC, int THREADS>
+struct WordsTile {
+  static constexpr int G = 4 / E;                        // elements a word
+  static constexpr int H = 32 / E, VE = 16 / E;
+  static constexpr int RSP = G * (THREADS / 32);         // rows a pass: G a warp
+  static constexpr int NP = (TR + H - 1 + RSP - 1) / RSP;  // passes
+  static constexpr int TV = TR / VE;
+  static constexpr int NV = (TC * TV + THREADS - 1) / THREADS;
+  // bytes a column: the head sector's 32, the rows, a word read past them, 12 of bank offset;
+  // an odd number of words
+  static constexpr int CP = (48 + NP * RSP * E + 7) / 8 * 8 + 4;
+  static constexpr int BYTES = TC * CP;
+  static_assert(E <= 2 && TC == 31 * G && TR % H == 0 && THREADS % 32 == 0, "words of 1- and 2-byte elements");
+  static_assert(NP * G <= 40, "loads in flight a thread");
+};
+
+// The aligned word at p, its bytes outside [lo, hi) zero.
+__device__ __forceinline__ unsigned load4_guarded(const byte* p, u64 lo, u64 hi) {
+  const u64 a = reinterpret_cast<u64>(p);
+  if (a >= lo && a + 4 <= hi) return *reinterpret_cast<const unsigned*>(p);
+  unsigned w = 0u;
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    if (a + k >= lo && a + k < hi) w |= (unsigned)p[k] << (8 * k);
+  return w;
+}
+
+template <int E, int TR, int TC, int THREADS>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
+               i64 bstride, u64 in_lo, u64 in_hi) {
+  typedef WordsTile<E, TR, TC, THREADS> W;
+  constexpr int G = W::G, H = W::H, VE = W::VE, RSP = W::RSP, NP = W::NP, TV = W::TV, NV = W::NV, CP = W::CP;
+  __shared__ __align__(16) byte s[W::BYTES];
+  const i64 tiles_r = (rows + TR - 1) / TR, tiles_c = (cols + TC - 1) / TC;
+  const i64 per_matrix = tiles_r * tiles_c, total = per_matrix * batch;
+  const int lane = threadIdx.x & 31, wrow = (threadIdx.x >> 5) * G;  // loads: word `lane` of rows wrow + g (+ p*RSP)
+  const u64 out_bytes = (u64)rows * E;
+  const i64 ldb = ld * E;
+  for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
+    i64 b, r0, c0;
+    tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
+    {
+      const byte* const first = in + (b * bstride + r0 * ld + c0) * E;  // the tile's first row segment
+      const unsigned ph0 = (unsigned)reinterpret_cast<u64>(first) & 3u, m4 = (unsigned)ldb & 3u;
+      const byte* x = first + 4 * lane + wrow * ldb;  // row wrow's byte 4*lane; less its shift, word `lane`
+      const u64 e0 = reinterpret_cast<u64>(first), e1 = reinterpret_cast<u64>(first + (NP * RSP - 1) * ldb);
+      const u64 lo = (min(e0, e1) & ~(u64)3), hi = (max(e0, e1) & ~(u64)3) + 128;
+      const bool plain = r0 + NP * RSP <= rows && lo >= in_lo && hi <= in_hi;
+      unsigned v[NP][G];
+#pragma unroll
+      for (int p = 0; p < NP; ++p)
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+          const byte* q = x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u);
+          if (plain) v[p][g] = *reinterpret_cast<const unsigned*>(q);
+          else v[p][g] = r0 + wrow + p * RSP + g < rows ? load4_guarded(q, in_lo, in_hi) : 0u;
+        }
+#pragma unroll
+      for (int p = 0; p < NP; ++p) {
+        unsigned w[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) {  // columns G*lane .. + G-1 of row i, from this word and the next
+          const int i = wrow + p * RSP + g;
+          const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g], 1);
+          w[g] = __funnelshift_r(v[p][g], next, 8 * ((ph0 + (unsigned)i * m4) & 3u));
+        }
+        if (lane < 31) {
+          const int i = wrow + p * RSP, c = G * lane;
+          if (G == 4) {  // 4 x 4 bytes: word t = column c + t, rows i .. i+3
+            const unsigned lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
+            const unsigned lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
+            const unsigned col[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+                                     __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+              *reinterpret_cast<unsigned*>(s + (c + u) * CP + 4 * (((c + u) >> 5) & 3) + 32 + i * E) = col[u];
+          } else {  // 2 x 2 halves
+            const unsigned col[2] = {__byte_perm(w[0], w[1], 0x5410), __byte_perm(w[0], w[1], 0x7632)};
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+              *reinterpret_cast<unsigned*>(s + (c + u) * CP + 4 * (((c + u) >> 5) & 3) + 32 + i * E) = col[u];
+          }
+        }
+      }
+    }
+    __syncthreads();
+    byte* const orow0 = out + (b * cols + c0) * rows * E;  // output row c0 of matrix b
+#pragma unroll
+    for (int n = 0; n < NV; ++n) {
+      const int q = threadIdx.x + n * THREADS, j = q / TV, vt = q % TV;
+      if (j >= TC || c0 + j >= cols) break;
+      byte* const row = orow0 + j * out_bytes;
+      const int a = (int)(reinterpret_cast<u64>(row) & 31);
+      const int d = ((32 - a) & 31) / E;  // the row's first whole sector starts at element d
+      const int o = 32 + d * E + 16 * vt;  // this vector's byte offset in column j
+      const unsigned* col = reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3));
+      const unsigned sh = 8 * (o & 3);
+      const i64 f = r0 + d + VE * vt;
+      if (f - VE * (vt & 1) < rows) {  // its sector starts inside the row
+        const unsigned* p = col + (o >> 2);
+        const uint4 w = make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
+                                   __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
+        if (f + VE <= rows) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
+        else store16_clipped<E>(row + f * E, w, reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+      }
+      if (r0 == 0 && d > 0 && vt < 2) {  // the sector holding the row's first elements, clipped below 0
+        const unsigned* p = col + ((o - 32) >> 2);
+        const uint4 w = make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
+                                   __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
+        store16_clipped<E>(row + (d - H + VE * vt) * E, w, reinterpret_cast<u64>(row),
+                           reinterpret_cast<u64>(row) + out_bytes);
+      }
+    }
+    if (t + gridDim.x < total) __syncthreads();
+  }
+}
