@@ -252,9 +252,10 @@ def test_every_tile_candidate_and_skinny_width():
 @pytest.mark.parametrize("waves", [None, 100_000])
 def test_byte_kernels_on_views(waves, monkeypatch):
     """tileStage, tileSector, tileWhole and tileWholeWords forced on row slices at odd offsets, on
-    reversed rows (negative row stride) and on batches of slices with a negative or odd batch stride, whose rows start at
-    every byte offset: their covering loads, byte shifts and guarded ends; tileSector also with
-    one step a chunk (waves past the work), so that every chunk reads the next one's rows."""
+    reversed rows (negative row stride) and on batches of slices with a negative or odd batch
+    stride, whose rows start at every byte offset: their covering loads, byte shifts and guarded
+    ends; tileSector also with one step a chunk (waves past the work), so that every chunk reads
+    the next one's rows."""
     import cupy
 
     from bwlab.core.arrays import as_operand
