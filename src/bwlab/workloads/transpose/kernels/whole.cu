@@ -165,14 +165,22 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       const u64 lo = (min(e0, e1) & ~(u64)3), hi = (max(e0, e1) & ~(u64)3) + 128;
       const bool plain = r0 + NP * RSP <= rows && lo >= in_lo && hi <= in_hi;
       unsigned v[NP][G];
+      if (plain) {  // two loops, not a test a load: the usual tile's loads run straight
 #pragma unroll
-      for (int p = 0; p < NP; ++p)
+        for (int p = 0; p < NP; ++p)
 #pragma unroll
-        for (int g = 0; g < G; ++g) {
-          const byte* q = x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u);
-          if (plain) v[p][g] = *reinterpret_cast<const unsigned*>(q);
-          else v[p][g] = r0 + wrow + p * RSP + g < rows ? load4_guarded(q, in_lo, in_hi) : 0u;
-        }
+          for (int g = 0; g < G; ++g)
+            v[p][g] = *reinterpret_cast<const unsigned*>(
+                x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u));
+      } else {
+#pragma unroll
+        for (int p = 0; p < NP; ++p)
+#pragma unroll
+          for (int g = 0; g < G; ++g) {
+            const byte* q = x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u);
+            v[p][g] = r0 + wrow + p * RSP + g < rows ? load4_guarded(q, in_lo, in_hi) : 0u;
+          }
+      }
 #pragma unroll
       for (int p = 0; p < NP; ++p) {
         unsigned w[G];
@@ -202,31 +210,34 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       }
     }
     __syncthreads();
-    byte* const orow0 = out + (b * cols + c0) * rows * E;  // output row c0 of matrix b
+    // Output row c0 + j from element r0 on at obase + j * out_bytes; offsets from r0 in 32 bits
+    // (r0 is a multiple of TR, so of a sector's elements: a row's phase is that of its address here).
+    byte* const obase = out + ((b * cols + c0) * rows + r0) * E;
+    const int rem = (int)min(rows - r0, (i64)(TR + H)), cc = (int)min(cols - c0, (i64)TC);
 #pragma unroll
     for (int n = 0; n < NV; ++n) {
       const int q = threadIdx.x + n * THREADS, j = q / TV, vt = q % TV;
-      if (j >= TC || c0 + j >= cols) break;
-      byte* const row = orow0 + j * out_bytes;
+      if (j >= cc) break;
+      byte* const row = obase + j * out_bytes;
       const int a = (int)(reinterpret_cast<u64>(row) & 31);
-      const int d = ((32 - a) & 31) / E;  // the row's first whole sector starts at element d
+      const int d = ((32 - a) & 31) / E;  // the row's first whole sector starts at element r0 + d
       const int o = 32 + d * E + 16 * vt;  // this vector's byte offset in column j
       const unsigned* col = reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3));
       const unsigned sh = 8 * (o & 3);
-      const i64 f = r0 + d + VE * vt;
-      if (f - VE * (vt & 1) < rows) {  // its sector starts inside the row
+      const int f = d + VE * vt;  // this vector's first element, from r0
+      const u64 lo = reinterpret_cast<u64>(row) - (u64)r0 * E, hi = lo + out_bytes;  // the whole output row
+      if (f - VE * (vt & 1) < rem) {  // its sector starts inside the row
         const unsigned* p = col + (o >> 2);
         const uint4 w = make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
                                    __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
-        if (f + VE <= rows) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
-        else store16_clipped<E>(row + f * E, w, reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+        if (f + VE <= rem) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
+        else store16_clipped<E>(row + f * E, w, lo, hi);
       }
       if (r0 == 0 && d > 0 && vt < 2) {  // the sector holding the row's first elements, clipped below 0
         const unsigned* p = col + ((o - 32) >> 2);
         const uint4 w = make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
                                    __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
-        store16_clipped<E>(row + (d - H + VE * vt) * E, w, reinterpret_cast<u64>(row),
-                           reinterpret_cast<u64>(row) + out_bytes);
+        store16_clipped<E>(row + (d - H + VE * vt) * E, w, lo, hi);
       }
     }
     if (t + gridDim.x < total) __syncthreads();
