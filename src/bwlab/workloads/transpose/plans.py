@@ -165,8 +165,8 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # built-in choice; a plan from `bwlab tune transpose` replaces it).
 # The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-24, with tileSector:
 # benchmarks/h200/transpose/tune-sector), but for 1- to 4-byte elements tileWholeWords and
-# tileWhole, which beat tileSector and tileScalar on every misaligned bench shape there
-# (benchmarks/h200/transpose/whole-probe).
+# tileWhole, which beat tileSector and tileScalar on every misaligned probe shape there but
+# 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
     1: ("words", (128, 124, 256)), 2: ("words", (64, 62, 128)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
@@ -190,9 +190,9 @@ SECTOR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 # tileWhole's configurations (tile rows TR, columns TC, threads) for 2- and 4-byte elements: a
 # thread keeps (TR + 32/E - 1) / (threads / TC) loads in flight (rounded up; at most 40) and
-# stores TR*TC*E/16/threads vectors. On the H200 the most bytes in flight won: uint16 70% of
-# memcpy with 20 loads a thread, 76-77% with 36; bytes (40 loads) 40-43%. For 1 and 2 bytes
-# tileWholeWords does better.
+# stores TR*TC*E/16/threads vectors. On the H200 (whole-probe/words.txt, whole-elements.txt):
+# uint16 70-71% of memcpy with 20 loads a thread, 76-77% with 36, 74-75% with 40; bytes
+# (40 loads) 40-43%. For 1 and 2 bytes tileWholeWords does better.
 WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     2: ((128, 64, 256),),
     4: ((64, 64, 256), (128, 32, 256)),
@@ -200,7 +200,8 @@ WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # tileWholeWords' configurations for 1- and 2-byte elements: tiles of 31 words' columns (124
 # bytes, 62 halves); a thread keeps (TR + 32/E - 1) / (4/E * threads/32) passes of 4/E words in
 # flight. On the H200 (whole-probe/words.txt): uint8 77-80% of memcpy at (128, 124, 256), 75-77%
-# at (64, 124, 128), 57-72% otherwise; uint16 82-86% at (64, 62, 128), 79-81% at (48, 62, 128).
+# at (64, 124, 128), 56-72% otherwise; uint16 82-86% at (64, 62, 128), 79-81% at (48, 62, 128)
+# (and 81-83% at (96, 62, 128), which spills 32 bytes).
 WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     1: ((128, 124, 256), (64, 124, 128)),
     2: ((64, 62, 128), (48, 62, 128)),
