@@ -34,7 +34,15 @@ __device__ __forceinline__ uint4 gather_column(const byte* win, int jj, int f, b
   unsigned x[VE];
 #pragma unroll
   for (int e = 0; e < VE; ++e) x[e] = *reinterpret_cast<const T*>(win + (clamp ? max(f + e, 0) : f + e) * PITCH + jj * E);
-  return pack16<E>(x);
+  unsigned w[4];
+#pragma unroll
+  for (int t = 0; t < 4; ++t) {
+    if (E == 4) w[t] = x[t];
+    else if (E == 2) w[t] = __byte_perm(x[2 * t], x[2 * t + 1], 0x5410);
+    else w[t] = __byte_perm(__byte_perm(x[4 * t], x[4 * t + 1], 0x0040), __byte_perm(x[4 * t + 2], x[4 * t + 3], 0x0040),
+                            0x5410);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 // The store phase of a step whose window starts at input row r0 (a multiple of H): each of the

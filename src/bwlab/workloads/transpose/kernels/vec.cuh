@@ -20,21 +20,6 @@ __device__ __forceinline__ uint4 realign(uint4 a, uint4 b, int s) {
                     __funnelshift_r(d3, d4, sh));
 }
 
-// 16/E elements of E bytes (1, 2 or 4), each in the low bits of a word, packed into one 16-byte
-// vector, the first lowest.
-template <int E>
-__device__ __forceinline__ uint4 pack16(const unsigned* x) {
-  unsigned w[4];
-#pragma unroll
-  for (int t = 0; t < 4; ++t) {
-    if (E == 4) w[t] = x[t];
-    else if (E == 2) w[t] = __byte_perm(x[2 * t], x[2 * t + 1], 0x5410);
-    else w[t] = __byte_perm(__byte_perm(x[4 * t], x[4 * t + 1], 0x0040), __byte_perm(x[4 * t + 2], x[4 * t + 3], 0x0040),
-                            0x5410);
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 __device__ __forceinline__ uint4 shfl(uint4 v, int src) {
   return make_uint4(__shfl_sync(0xffffffffu, v.x, src), __shfl_sync(0xffffffffu, v.y, src),
                     __shfl_sync(0xffffffffu, v.z, src), __shfl_sync(0xffffffffu, v.w, src));

@@ -142,6 +142,12 @@ __device__ __forceinline__ unsigned load4_guarded(const byte* p, u64 lo, u64 hi)
   return w;
 }
 
+// The 16 bytes starting sh/8 bytes into the word p[0]: five aligned shared words, shifted.
+__device__ __forceinline__ uint4 words16(const unsigned* p, unsigned sh) {
+  return make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
+                    __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
+}
+
 template <int E, int TR, int TC, int THREADS>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
 tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
@@ -228,15 +234,13 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       const u64 lo = reinterpret_cast<u64>(row) - (u64)r0 * E, hi = lo + out_bytes;  // the whole output row
       if (f - VE * (vt & 1) < rem) {  // its sector starts inside the row
         const unsigned* p = col + (o >> 2);
-        const uint4 w = make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
-                                   __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
+        const uint4 w = words16(p, sh);
         if (f + VE <= rem) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
         else store16_clipped<E>(row + f * E, w, lo, hi);
       }
       if (r0 == 0 && d > 0 && vt < 2) {  // the sector holding the row's first elements, clipped below 0
         const unsigned* p = col + ((o - 32) >> 2);
-        const uint4 w = make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
-                                   __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
+        const uint4 w = words16(p, sh);
         store16_clipped<E>(row + (d - H + VE * vt) * E, w, lo, hi);
       }
     }
