@@ -42,11 +42,20 @@ def test_shape_classes(batch, rows, cols, kind):
             want = mis_kind
         def even(short, long):  # long rows in whole vectors (and a short side of 2-4, or whole vectors too)
             return long % ve == 0 and (short <= 4 or short % ve == 0)
-        if batch == 1 and kind in ("tall", "wide", "tile"):  # short sides 2..64 take skinnyTile
-            if dispatch.skinnytile_applies(e, cols, rows, True, even(cols, rows)):
+        if batch == 1 and kind in ("tall", "wide", "tile"):  # short sides 2..64: skinnyperm.cu or skinnyTile
+            if dispatch.perm_applies(e, cols, rows, True) and not even(cols, rows):
+                want = "tall-perm"
+            elif dispatch.skinnytile_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-tile"
+            elif dispatch.perm_applies(e, rows, cols, False):
+                want = "wide-perm"
             elif dispatch.skinnytile_applies(e, rows, cols, False, even(rows, cols)):
                 want = "wide-tile"
+        if want in ("tall-perm", "wide-perm"):
+            tall = want == "tall-perm"
+            short = cols if tall else rows
+            assert c.expression == dispatch.perm_expression(e, short, tall)
+            assert c.expression in dispatch.expressions()[dispatch.SKINNYPERM]
         if want in ("tall-tile", "wide-tile"):
             short = cols if want == "tall-tile" else rows
             tall = want == "tall-tile"
@@ -117,15 +126,22 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 1_000_001, 17, "skinnyWords<1,true,1>"),     # 4 bundles of 4 rows, then 1 alone
     (1, 1_000_001, 6, "skinnyWords<1,true,2>"),
     (1, 1_000_001, 63, "skinnyWords<1,true,3>"),
-    (1, 1_000_001, 3, "skinnyTile<1,true>"),         # no whole bundle
-    (1, 16, 1_000_001, "skinnyWords<1,false>"),
-    (1, 17, 1_000_001, "skinnyTile<1,false>"),       # wide: only short sides that fill words
+    (1, 1_000_001, 4, "skinnyWords<1,true>"),
+    (1, 1_000_001, 3, "tallPerm<1,3,2>"),            # tall 1 and 2 bytes up to 3 columns: permutes
+    (1, 1_000_000, 3, "skinny<1,3,true,256>"),       # ... unless the long rows are whole vectors
+    (2, 1_000_001, 2, "tallPerm<2,2,2>"),
+    (1, 16, 1_000_001, "widePerm<1,16,4>"),          # wide 1 and 2 bytes: permutes, any short side
+    (1, 17, 1_000_001, "widePerm<1,17,2>"),
+    (1, 2, 1_000_000, "widePerm<1,2,2>"),            # ... aligned long rows too
+    (1, 64, 4_194_304, "widePerm<1,64,2>"),
     (2, 1_000_001, 16, "skinnyWords<2,true>"),
     (2, 1_000_001, 32, "skinnyTile<2,true>"),        # tall 2-byte over 16 columns: as fast without
     (2, 1_000_001, 17, "skinnyTile<2,true>"),
-    (2, 34, 1_000_001, "skinnyWords<2,false>"),
-    (2, 33, 1_000_001, "skinnyTile<2,false>"),
+    (2, 34, 1_000_001, "widePerm<2,34,2>"),
+    (2, 33, 1_000_001, "widePerm<2,33,2>"),
     (4, 1_000_001, 16, "skinnyTile<4,true>"),        # 4-byte elements: a word is one element
+    (4, 17, 1_000_001, "skinnyTile<4,false>"),
+    (2, 64, 64, "tileAny<2,64,128,256>"),            # both sides short: the tile kernels
 ])
 def test_skinny_tiles_chosen(itemsize, rows, cols, want):
     assert dispatch.choose(itemsize, dense(1, rows, cols)).expression == want
@@ -262,6 +278,8 @@ def test_launch_geometry_covers_the_work():
                            (16, 10_000_001), (1009, 64), (64, 1009)):
             c = dispatch.choose(e, dense(1, rows, cols))
             tall = c.kind == "tall-tile"
+            if c.kind in ("tall-perm", "wide-perm"):
+                continue  # test_perm_geometry
             if c.kind not in ("tall-tile", "wide-tile") and (16 in (rows, cols) or 64 in (rows, cols)):
                 continue  # a short side of 16 or 64 may fill whole tiles of tileAny
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
@@ -278,6 +296,29 @@ def test_launch_geometry_covers_the_work():
     assert dispatch.launch_geometry(huge, 1, 2**31, 2**31)[0] == dispatch.MAX_BLOCKS
     st = dispatch.choose(4, dispatch.layout_of((5, 7), (7, -1)))
     assert dispatch.launch_geometry(st, 1, 5, 7) == (1, 256)
+
+
+@pytest.mark.parametrize("e", (1, 2))
+@pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
+def test_perm_geometry(e, tall):
+    """skinnyperm.cu: every warp's K steps of 32 words end inside the rows (wide: the word after
+    them too) and the last block is left with fewer than two steps' positions per row."""
+    for short in range(2, (dispatch.PERM_TALL_MAX if tall else 64) + 1):
+        k = dispatch.perm_steps(short)
+        for n in (65, 127, 128, 129, 1009, 4096, 4097, 1_000_001, 3_000_000_017):
+            rows, cols = (n, short) if tall else (short, n)
+            c = dispatch.choose(e, dense(1, rows, cols))
+            if tall and n % (16 // e) == 0:
+                assert c.kind != "tall-perm", (e, n, short, c)  # aligned: the register kernel or skinnyWords
+                continue
+            assert c.kind == ("tall-perm" if tall else "wide-perm") and c.threads == dispatch.PERM_THREADS
+            blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
+            full = dispatch.perm_full_steps(e, n, tall)
+            last = 128 * full + (0 if tall else 4)  # the last row byte a step loads or stores, plus one
+            assert last <= n * e < 128 * (full + 2)
+            assert (blocks - 1) * dispatch.PERM_WARPS * k >= full > (blocks - 2) * dispatch.PERM_WARPS * k
+    with pytest.raises(ValueError, match="grid limit"):
+        dispatch.launch_geometry(dispatch.choose(1, dense(1, 2**43 + 1, 2)), 1, 2**43 + 1, 2)
 
 
 def test_plan_file_round_trip(tmp_path, monkeypatch):

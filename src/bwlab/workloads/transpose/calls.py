@@ -91,6 +91,10 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         short, n = (lay.cols, lay.rows) if tall else (lay.rows, lay.cols)
         rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall, plans.is_words(choice))
         args = ptrs + [("i64", n), ("i32", short), ("i32", rlog), ("i32", gp), *bounds]
+    elif choice.kind in ("tall-perm", "wide-perm"):
+        tall = choice.kind == "tall-perm"
+        n = lay.rows if tall else lay.cols
+        args = ptrs + [("i64", n), ("i64", plans.perm_full_steps(x.itemsize, n, tall))]
     elif choice.kind == "strided-tile":
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.cs), ("i64", lay.bstride)]
     elif choice.kind == "flip":  # x's columns in memory order, into out's last row at pitch -rows

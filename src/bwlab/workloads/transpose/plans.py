@@ -21,6 +21,7 @@ SCALAR, STAGE, SECTOR = KERNELS_DIR / "scalar.cu", KERNELS_DIR / "stage.cu", KER
 WHOLE = KERNELS_DIR / "whole.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
+SKINNYPERM = KERNELS_DIR / "skinnyperm.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
@@ -41,6 +42,14 @@ SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (
 # not fill words (5, 7, 9, ...): 71-81% -> 76-89% with aligned rows, 70-80% -> 70-81% with
 # misaligned ones (2-byte odd ones measured -4 to +3 points: they stay on skinnyTile).
 WORDS_TALL_MAX = {1: 64, 2: 16}
+# skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
+# 2-byte elements: wide (S x n) every short side 2..64, where it measured 86-100% of memcpy on
+# the H200 (256 MiB, misaligned rows) against 52-85% for skinnyTile/skinnyWords; tall only 2
+# and 3 (89-93% against 78-89%): from 5 columns its one 4-byte store per row and lane ran at
+# 66-87%, behind skinnyWords.
+PERM_TALL_MAX = 3
+PERM_THREADS = 128
+PERM_WARPS = PERM_THREADS // 32
 STRIDED_THREADS = 256
 ROWS_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
@@ -68,6 +77,7 @@ class Choice:
     #                      | "whole" | "words" | "strided" | "tall"
     #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
+    #                      | "tall-perm" | "wide-perm" (skinnyperm.cu)
     #                      | "strided-tile" (stridedTile)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
@@ -333,6 +343,31 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     return short % tr != 0 and not (itemsize == 1 and 2 * short >= tr)
 
 
+def perm_applies(itemsize: int, short: int, long: int, tall: bool) -> bool:
+    """widePerm / tallPerm (skinnyperm.cu) for a dense matrix with 16-byte-aligned pointers."""
+    return itemsize <= 2 and 2 <= short <= (PERM_TALL_MAX if tall else SKINNYTILE_MAX) < long
+
+
+def perm_steps(short: int) -> int:
+    """Steps of 32 words a warp takes with all their loads in flight (K): two, four for short
+    sides 9 to 16 (the sweep in benchmarks/h200/transpose/perm-probe)."""
+    return 4 if 9 <= short <= 16 else 2
+
+
+def perm_expression(itemsize: int, short: int, tall: bool) -> str:
+    return f"{'tall' if tall else 'wide'}Perm<{itemsize},{short},{perm_steps(short)}>"
+
+
+def perm_full_steps(itemsize: int, n: int, tall: bool) -> int:
+    """Steps of 128 row bytes that skinnyperm.cu's main loop takes: every load and store inside
+    the rows (wide: the word after the step read too); the last block takes the rest."""
+    return (n * itemsize) // 128 if tall else max(0, (n * itemsize - 4) // 128)
+
+
+def perm_blocks(itemsize: int, short: int, n: int, tall: bool) -> int:
+    return cdiv(perm_full_steps(itemsize, n, tall), PERM_WARPS * perm_steps(short)) + 1
+
+
 def strided_expression(itemsize: int) -> str:
     return f"strided<{itemsize}>"
 
@@ -349,9 +384,13 @@ def expressions() -> dict[Path, list[str]]:
     wholes += [tile_expression(e, c, "tileWholeWords") for e, cs in WORDS_CANDIDATES.items() for c in cs]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, WHOLE: wholes,
             SKINNY: skinny,
+            # wide 1- and 2-byte matrices all take widePerm: skinnyTile / skinnyWords there are no
+            # longer launched (the forced GPU tests still run them)
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
-                         for w in ((False, True) if e < 4 else (False,))]
+                         for w in ((False, True) if e < 4 else (False,)) if t or e >= 4]
             + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
+            SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
+            + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
@@ -409,6 +448,12 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             # aligned extents: long rows (the long side) in whole 16-byte vectors, as the register
             # kernel's 2-4 short elements need (a short side below 16 bytes never is a multiple)
             even = long % ve == 0 and (short <= 4 or short % ve == 0)
+            if perm_applies(itemsize, short, long, tall) and (not tall or not even):  # aligned tall: registers
+                side = "columns" if tall else "rows"
+                return Choice("tall-perm" if tall else "wide-perm", itemsize, SKINNYPERM,
+                              perm_expression(itemsize, short, tall), PERM_THREADS,
+                              f"{short} {side}: 4-byte words of each long row interleaved by byte permutes "
+                              f"in registers, the packed side moved as 16-byte vectors")
             if skinnytile_applies(itemsize, short, long, tall, even):
                 words = skinnytile_words(itemsize, short, tall) and (not tall or short <= WORDS_TALL_MAX[itemsize])
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
@@ -493,6 +538,13 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         blocks = skinnytile_tiles(choice.itemsize, short, n, tall, is_words(choice))
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{short} x {n}: {blocks} tiles, over the grid limit")
+        return blocks, choice.threads
+    if choice.kind in ("tall-perm", "wide-perm"):  # the last block takes the rest: no striding
+        tall = choice.kind == "tall-perm"
+        short, n = (cols, rows) if tall else (rows, cols)
+        blocks = perm_blocks(choice.itemsize, short, n, tall)  # about n*E/1024
+        if blocks > MAX_BLOCKS:
+            raise ValueError(f"{short} x {n}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
     if choice.kind == "flip":
         tr, tc, _ = pitched_tile(choice.itemsize, choice.expression.startswith("pitchedVec"))

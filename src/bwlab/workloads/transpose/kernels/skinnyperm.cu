@@ -1,0 +1,316 @@
+// The skinny transpose of 1- and 2-byte elements with the short side S (2..64) known at compile
+// time: a lane holds one 4-byte word (Q = 4/E positions) of each of the S long rows, and the
+// interleave between those and the S words of the packed side is byte permutes with fixed
+// selectors, no shared access per element.
+//  - widePerm (S x n -> n x S): lane k loads the aligned word k of each row, takes its
+//    neighbour's by shuffle and funnel-shifts by the row's byte offset (row s starts at s*n*E,
+//    misaligned unless n*E is a multiple of 4), then builds the packed side's S words.
+//  - tallPerm (n x S -> S x n): the mirror. Lane k builds word k of each row from its S packed
+//    words and stores the aligned word under it: the row's bytes shifted by the row's offset,
+//    the word before coming from lane k-1 by shuffle.
+// Packed word q of a group (Q positions x S elements, position-major) takes its bytes from at
+// most four row words, one permute per source word after the first two. A warp's 32 lanes
+// cover 32*Q positions: 128*S packed bytes from a packed offset that is a multiple of 128,
+// moved as aligned 16-byte vectors through a per-warp staging buffer in packed order (the
+// lanes' words in 16-, 8- or 4-byte units). A warp takes K such steps, all of their loads in
+// flight before the first permute. The steps stop where a load or store could pass the end
+// of a row; the grid's last block moves the positions left element by element. `in` and
+// `out` must be 16-byte aligned; one matrix (no batch).
+#include "vec.cuh"
+
+constexpr int WP_THREADS = 128;
+
+// The word whose byte c is byte sel[c] of w[src[c]] (everything but w known after unrolling:
+// constant selectors): the first two distinct source words in one permute, each further one
+// merged by another.
+template <int N>
+__device__ __forceinline__ unsigned gather(const unsigned (&w)[N], const int (&src)[4], const int (&sel)[4]) {
+  const int a = src[0];
+  int b = a;
+#pragma unroll
+  for (int c = 3; c > 0; --c)
+    if (src[c] != a) b = src[c];
+  int s01 = 0;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) s01 |= (src[c] == a ? sel[c] : src[c] == b ? sel[c] + 4 : c) << (4 * c);
+  unsigned r = __byte_perm(w[a], w[b], s01);
+  int done = 0;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) done |= (src[c] == a || src[c] == b) << c;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    if (done >> c & 1) continue;
+    const int x = src[c];
+    int s = 0;
+#pragma unroll
+    for (int d = 0; d < 4; ++d) s |= (src[d] == x ? sel[d] + 4 : d) << (4 * d);
+    r = __byte_perm(r, w[x], s);
+#pragma unroll
+    for (int d = 0; d < 4; ++d) done |= (src[d] == x) << d;
+  }
+  return r;
+}
+
+// Packed word q of a group from the row words w (row s: its Q positions). Its byte c is byte
+// b = 4q + c of the group: element h = b / E (its byte b % E), position h / S of row h % S.
+template <int E, int S>
+__device__ __forceinline__ unsigned packed_word(const unsigned (&w)[S], int q) {
+  int src[4], sel[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const int b = 4 * q + c, h = b / E;
+    src[c] = h % S;
+    sel[c] = E * (h / S) + b % E;
+  }
+  return gather<S>(w, src, sel);
+}
+
+// Row s's word of a group from its packed words g: byte c is position p = c / E's element of
+// row s (its byte c % E), byte b = (p*S + s)*E + c % E of the group.
+template <int E, int S>
+__device__ __forceinline__ unsigned row_word(const unsigned (&g)[S], int s) {
+  int src[4], sel[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const int b = ((c / E) * S + s) * E + c % E;
+    src[c] = b / 4;
+    sel[c] = b % 4;
+  }
+  return gather<S>(g, src, sel);
+}
+
+// Where logical 16-byte vector v of a warp's staging buffer lives. Short sides that are
+// multiples of 8 store 16-byte units at a lane stride of S/4 vectors, which an 8-lane phase
+// would map to 2 to 8 vectors of one bank group; an XOR of the vector's higher bits spreads
+// them over all 8 (conflict-free for 8, 16, 32, 64; 2-way for 48, as for 24, 40 and 56,
+// which keep the plain layout). Reads of 8 consecutive vectors stay conflict-free: the XOR is
+// the same for an aligned octet.
+template <int S>
+__device__ __forceinline__ int staged(int v) {
+  if constexpr (S == 8 || S == 16 || S == 32 || S == 64) return v ^ (((v >> 3) ^ (v >> 6)) & 7);
+  else if constexpr (S == 48) return v ^ ((v >> 3) & 7);
+  else return v;
+}
+
+// 0, from a test that never holds (n > 0) on every word of w: an address or lane offset that
+// makes the instructions using it wait for all of w's loads. Left to itself the compiler
+// interleaves loads with their first uses, and a warp then has a third of its loads in flight.
+template <int N>
+__device__ __forceinline__ int after_all(const unsigned (&w)[N], i64 n) {
+  unsigned all = 0u;
+#pragma unroll
+  for (int i = 0; i < N; ++i) all ^= w[i];
+  return all == 0u && n < 0;
+}
+
+// KK steps of a warp from step0 (see widePerm).
+template <int E, int S, int KK>
+__device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,
+                                           unsigned* st, int lane) {
+  constexpr int U = S % 4 == 0 ? 4 : S % 2 == 0 ? 2 : 1;  // staging unit in words
+  constexpr int VPL = (8 * S + 31) / 32;                   // 16-byte vectors a lane stores per step
+  const int nm = (int)((n * E) & 3);  // row s starts (s * nm) & 3 bytes past a word (in is aligned)
+  // x: the word after the run's last step of row lane + 32h, the one lane 31 needs there
+  unsigned w[KK][S], x[(S + 31) / 32];
+#pragma unroll
+  for (int h = 0; h < (S + 31) / 32; ++h) {
+    const int s = lane + 32 * h;
+    if (s < S) x[h] = *reinterpret_cast<const unsigned*>(in + s * n * E - ((s * nm) & 3) + 128 * (step0 + KK));
+  }
+  const byte* row = in;  // row s's first byte
+#pragma unroll
+  for (int s = 0; s < S; ++s, row += n * E) {
+    const byte* p = row - ((s * nm) & 3) + 4 * (step0 * 32 + lane);
+#pragma unroll
+    for (int j = 0; j < KK; ++j) w[j][s] = *reinterpret_cast<const unsigned*>(p + 128 * j);
+  }
+  const int src = (lane + 1 + after_all<KK * S>(reinterpret_cast<const unsigned(&)[KK * S]>(w), n)) & 31;
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+#pragma unroll
+    for (int j = 0; j < KK; ++j) {
+      // lane l < 31 takes lane l+1's word; lane 31 the next step's first (lane 0 sends it: no
+      // lane reads lane 0's own) or, after the last step, x from lane s % 32
+      const unsigned send = lane == 0 && j + 1 < KK ? w[j + 1][s] : w[j][s];
+      unsigned next = __shfl_sync(0xffffffffu, send, src);
+      if (j + 1 == KK) {
+        const unsigned after = __shfl_sync(0xffffffffu, x[s / 32], s % 32);
+        if (lane == 31) next = after;
+      }
+      w[j][s] = __funnelshift_r(w[j][s], next, 8 * ((s * nm) & 3));
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < KK; ++j) {
+#pragma unroll
+    for (int q = 0; q < S; q += U) {
+      unsigned o[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) o[u] = packed_word<E, S>(w[j], q + u);
+      unsigned* d = st + lane * S + q;
+      if constexpr (U == 4)
+        reinterpret_cast<uint4*>(st)[staged<S>((lane * S + q) / 4)] = make_uint4(o[0], o[1], o[2], o[3]);
+      else if constexpr (U == 2) *reinterpret_cast<uint2*>(d) = make_uint2(o[0], o[1]);
+      else *d = o[0];
+    }
+    __syncwarp();
+    byte* ob = out + (step0 + j) * (128 * S);
+#pragma unroll
+    for (int i = 0; i < VPL; ++i) {
+      const int v = lane + 32 * i;
+      if (v < 8 * S) __stcs(reinterpret_cast<uint4*>(ob + 16 * v), reinterpret_cast<const uint4*>(st)[staged<S>(v)]);
+    }
+    __syncwarp();
+  }
+}
+
+// KK steps of a warp from step0 (see tallPerm).
+template <int E, int S, int KK>
+__device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,
+                                           unsigned* st, int lane) {
+  typedef typename Elem<E>::T T;
+  constexpr int Q = 4 / E, U = S % 4 == 0 ? 4 : S % 2 == 0 ? 2 : 1, VPL = (8 * S + 31) / 32;
+  const int nm = (int)((n * E) & 3);  // row s starts (s * nm) & 3 bytes past a word (out is aligned)
+  uint4 v[KK][VPL];                   // step j's packed vectors lane + 32i
+#pragma unroll
+  for (int j = 0; j < KK; ++j)
+#pragma unroll
+    for (int i = 0; i < VPL; ++i) {
+      const int vi = lane + 32 * i;
+      v[j][i] = vi < 8 * S ? reinterpret_cast<const uint4*>(in + (step0 + j) * (128 * S))[vi] : make_uint4(0, 0, 0, 0);
+    }
+  // x[j][h]: word k0 - 1 of row lane + 32h for step j (k0 its first word: the row's last Q
+  // positions before the step), which lane 0 needs under its first word; from the packed
+  // side, element by element (the previous step's bytes: cached)
+  unsigned x[KK][(S + 31) / 32];
+#pragma unroll
+  for (int j = 0; j < KK; ++j)
+#pragma unroll
+    for (int h = 0; h < (S + 31) / 32; ++h) {
+      const int s = lane + 32 * h;
+      const i64 k0 = (step0 + j) * 32;
+      x[j][h] = 0u;
+      if (s < S && k0 > 0)
+#pragma unroll
+        for (int p = 0; p < Q; ++p)
+          x[j][h] |= (unsigned)reinterpret_cast<const T*>(in)[(Q * (k0 - 1) + p) * S + s] << (8 * E * p);
+    }
+  const int off = after_all<KK * VPL * 4>(reinterpret_cast<const unsigned(&)[KK * VPL * 4]>(v), n);
+  uint4* st4 = reinterpret_cast<uint4*>(st) + off;
+#pragma unroll
+  for (int j = 0; j < KK; ++j) {
+    const i64 k0 = (step0 + j) * 32;  // the step's first word of each row
+#pragma unroll
+    for (int i = 0; i < VPL; ++i)
+      if (lane + 32 * i < 8 * S) st4[staged<S>(lane + 32 * i)] = v[j][i];
+    __syncwarp();
+    unsigned g[S];  // this lane's group: Q positions of every row, packed
+#pragma unroll
+    for (int q = 0; q < S; q += U) {
+      if constexpr (U == 4) {
+        const uint4 u = st4[staged<S>((lane * S + q) / 4)];
+        g[q] = u.x, g[q + 1] = u.y, g[q + 2] = u.z, g[q + 3] = u.w;
+      } else if constexpr (U == 2) {
+        const uint2 u = *reinterpret_cast<const uint2*>(reinterpret_cast<const unsigned*>(st4) + lane * S + q);
+        g[q] = u.x, g[q + 1] = u.y;
+      } else {
+        g[q] = reinterpret_cast<const unsigned*>(st4)[lane * S + q];
+      }
+    }
+    __syncwarp();
+    byte* row = out;  // row s's first byte
+#pragma unroll
+    for (int s = 0; s < S; ++s, row += n * E) {
+      const int m = (s * nm) & 3;
+      const unsigned w = row_word<E, S>(g, s);
+      const unsigned before = __shfl_sync(0xffffffffu, w, (lane + 31) & 31);  // lane 0: unused
+      const unsigned first = __shfl_sync(0xffffffffu, x[j][s / 32], s % 32);
+      // the aligned word under row bytes 4k - m .. 4k - m + 3: word k-1's last m bytes, word k's first 4-m
+      const unsigned a = __funnelshift_rc(lane == 0 ? first : before, w, 32 - 8 * m);
+      byte* p = row - m + 4 * (k0 + lane);
+      if (k0 + lane == 0 && m != 0) {  // the row's first word: its bytes before the row are another row's
+#pragma unroll
+        for (int c = 1; c < 4; ++c)
+          if (c >= m) p[c] = (byte)(a >> (8 * c));
+      } else {
+        __stcs(reinterpret_cast<unsigned*>(p), a);
+      }
+    }
+  }
+}
+
+// n: the long side; full: the steps of 32*Q positions whose loads all stay inside the input
+// (the last row's included); positions from 32*Q*full on are the last block's, element by element.
+template <int E, int S, int K>
+__device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
+  static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
+  static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
+  typedef typename Elem<E>::T T;
+  constexpr int Q = 4 / E;
+  __shared__ __align__(16) unsigned stage[WP_THREADS / 32][32 * S];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+  if (blockIdx.x == gridDim.x - 1) {  // the positions past the full steps
+    const i64 p0 = full * 32 * Q, left = (n - p0) * S;
+    for (i64 i = threadIdx.x; i < left; i += WP_THREADS) {
+      const i64 j = p0 + i / S;
+      const int s = (int)(i % S);
+      reinterpret_cast<T*>(out)[j * S + s] = reinterpret_cast<const T*>(in)[s * n + j];
+    }
+    return;
+  }
+  const i64 step0 = ((i64)blockIdx.x * (WP_THREADS / 32) + warp) * K;
+  if (step0 + K <= full) {
+    wide_steps<E, S, K>(in, out, n, step0, stage[warp], lane);
+  } else {  // the grid's last warps with steps (warp-uniform)
+    for (i64 j = step0; j < full; ++j) wide_steps<E, S, 1>(in, out, n, j, stage[warp], lane);
+  }
+}
+
+template <int E, int S, int K>
+__global__ void __launch_bounds__(WP_THREADS)
+widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
+  wide_perm<E, S, K>(in, out, n, full);
+}
+
+// Instantiations for which NVRTC's register heuristic, left alone, settles below what they
+// need and spills (2-byte 60 rows: 168 registers under NVRTC 13.5; 1-byte 23 rows: 64 under
+// 13.0), with K as the dispatcher picks: told how many blocks per SM are enough, they take
+// what they need. The others keep the compiler's own choice: told the same, the widest took
+// 25-30% more registers and lost up to 10 points of memcpy on the H200.
+#define WIDE_PERM_BLOCKS(E_, S_, K_, BLOCKS)                                                      \
+  template <>                                                                                    \
+  __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                          \
+  widePerm<E_, S_, K_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
+    wide_perm<E_, S_, K_>(in, out, n, full);                                                     \
+  }
+WIDE_PERM_BLOCKS(2, 60, 2, 2)
+WIDE_PERM_BLOCKS(1, 23, 2, 4)
+
+// n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
+// positions from 32*Q*full - m_s/E on (m_s: its offset past a word) are the last block's.
+template <int E, int S, int K>
+__global__ void __launch_bounds__(WP_THREADS)
+tallPerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
+  static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
+  static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
+  typedef typename Elem<E>::T T;
+  constexpr int Q = 4 / E;
+  __shared__ __align__(16) unsigned stage[WP_THREADS / 32][32 * S + 4];  // + 4: the load barrier's offset
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+  if (blockIdx.x == gridDim.x - 1) {
+    for (int s = 0; s < S; ++s) {
+      const i64 m = ((i64)s * n * E) & 3, p0 = full * 32 * Q - m / E;
+      for (i64 p = (p0 > 0 ? p0 : 0) + threadIdx.x; p < n; p += WP_THREADS)
+        reinterpret_cast<T*>(out)[s * n + p] = reinterpret_cast<const T*>(in)[p * S + s];
+    }
+    return;
+  }
+  const i64 step0 = ((i64)blockIdx.x * (WP_THREADS / 32) + warp) * K;
+  if (step0 + K <= full) {
+    tall_steps<E, S, K>(in, out, n, step0, stage[warp], lane);
+  } else {
+    for (i64 j = step0; j < full; ++j) tall_steps<E, S, 1>(in, out, n, j, stage[warp], lane);
+  }
+}

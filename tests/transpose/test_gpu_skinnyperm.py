@@ -1,0 +1,62 @@
+"""widePerm and tallPerm (kernels/skinnyperm.cu) on the GPU, bit-exact against NumPy with the
+output poisoned first: every registered short side of 1- and 2-byte elements, long sides below
+a warp's step, around it, prime, aligned and spanning several blocks (the last block's
+element-by-element rest included); and arrays of more than 2^31 elements through
+bwlab.transpose."""
+import numpy as np
+import pytest
+
+import bwlab
+from bwlab.core import verify
+from bwlab.workloads.transpose import plans as dispatch
+from bwlab.workloads.transpose.reference import compare_transposed
+
+pytestmark = pytest.mark.gpu
+
+DT = {1: "u1", 2: "u2"}
+LONGS = (2, 5, 31, 32, 33, 127, 129, 1009, 4096, 12_347, 200_003)
+
+
+@pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
+@pytest.mark.parametrize("e", (1, 2))
+def test_every_short_side_forced(e, tall):
+    import cupy
+
+    from bwlab.workloads.transpose.calls import launch
+
+    stream = cupy.cuda.get_current_stream().ptr
+    for s in range(2, (dispatch.PERM_TALL_MAX if tall else dispatch.SKINNYTILE_MAX) + 1):
+        choice = dispatch.Choice("tall-perm" if tall else "wide-perm", e, dispatch.SKINNYPERM,
+                                 dispatch.perm_expression(e, s, tall), dispatch.PERM_THREADS)
+        for n in LONGS:
+            rows, cols = (n, s) if tall else (s, n)
+            host = verify.random_host((rows, cols), DT[e], seed=s * 7919 + n)
+            x = cupy.asarray(host)
+            out = cupy.empty((cols, rows), DT[e])
+            verify.poison(out)
+            launch(choice, x.data.ptr, out.data.ptr, 1, rows, cols, x.nbytes, x.device.id, stream)
+            check = verify.compare(out.get(), np.ascontiguousarray(host.T))
+            assert check.ok, (e, "tall" if tall else "wide", rows, cols, str(check))
+            assert verify.compare(x.get(), host).ok, "input modified"
+
+
+@pytest.mark.parametrize("shape, dtype, kernel", [
+    ((33, 66_000_001), "uint8", "widePerm<1,33,2>"), ((2, 1_100_000_001), "uint8", "widePerm<1,2,2>"),
+    ((1_100_000_001, 2), "uint8", "tallPerm<1,2,2>"), ((3, 716_000_001), "float16", "widePerm<2,3,2>")],
+    ids=["wide-u8-33", "wide-u8-2", "tall-u8-2", "wide-f16-3"])
+def test_over_2_31_elements(shape, dtype, kernel):
+    import cupy
+
+    from bwlab import explain_transpose as explain
+
+    x = cupy.empty(shape, dtype)
+    verify.fill_random_bits(x, seed=11)
+    assert x.size > 2**31 and explain(x).startswith(kernel)
+    out = cupy.empty(shape[::-1], dtype)
+    verify.poison(out)
+    bwlab.transpose(x, out)
+    check = compare_transposed(out, x)
+    assert check.ok, check
+    rows, cols = shape
+    ob, xb = verify.uint_view(out), verify.uint_view(x)
+    assert int(ob[cols - 1, rows - 1]) == int(xb[rows - 1, cols - 1])  # the last element, past 2^31
