@@ -43,11 +43,11 @@ def test_shape_classes(batch, rows, cols, kind):
         def even(short, long):  # long rows in whole vectors (and a short side of 2-4, or whole vectors too)
             return long % ve == 0 and (short <= 4 or short % ve == 0)
         if batch == 1 and kind in ("tall", "wide", "tile"):  # short sides 2..64: skinnyperm.cu or skinnyTile
-            if dispatch.perm_applies(e, cols, rows, True) and not even(cols, rows):
+            if dispatch.perm_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-perm"
             elif dispatch.skinnytile_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-tile"
-            elif dispatch.perm_applies(e, rows, cols, False):
+            elif dispatch.perm_applies(e, rows, cols, False, even(rows, cols)):
                 want = "wide-perm"
             elif dispatch.skinnytile_applies(e, rows, cols, False, even(rows, cols)):
                 want = "wide-tile"
@@ -133,7 +133,8 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 16, 1_000_001, "widePerm<1,16,4>"),          # wide 1 and 2 bytes: permutes, any short side
     (1, 17, 1_000_001, "widePerm<1,17,2>"),
     (1, 2, 1_000_000, "widePerm<1,2,2>"),            # ... aligned long rows too
-    (1, 64, 4_194_304, "widePerm<1,64,2>"),
+    (1, 64, 4_194_304, "widePerm<1,64,2>"),          # aligned uint8, 64 rows: half a tile of tileAny
+    (2, 64, 4_194_304, "tileAny<2,64,128,256>"),     # ... float16: whole tiles, tileAny as before (97%)
     (2, 1_000_001, 16, "skinnyWords<2,true>"),
     (2, 1_000_001, 32, "skinnyTile<2,true>"),        # tall 2-byte over 16 columns: as fast without
     (2, 1_000_001, 17, "skinnyTile<2,true>"),
@@ -308,8 +309,8 @@ def test_perm_geometry(e, tall):
         for n in (65, 127, 128, 129, 1009, 4096, 4097, 1_000_001, 3_000_000_017):
             rows, cols = (n, short) if tall else (short, n)
             c = dispatch.choose(e, dense(1, rows, cols))
-            if tall and n % (16 // e) == 0:
-                assert c.kind != "tall-perm", (e, n, short, c)  # aligned: the register kernel or skinnyWords
+            if not dispatch.perm_applies(e, short, n, tall, n % (16 // e) == 0):
+                assert c.kind not in ("tall-perm", "wide-perm"), (e, n, short, c)  # aligned rows, see perm_applies
                 continue
             assert c.kind == ("tall-perm" if tall else "wide-perm") and c.threads == dispatch.PERM_THREADS
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)

@@ -43,10 +43,10 @@ SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (
 # misaligned ones (2-byte odd ones measured -4 to +3 points: they stay on skinnyTile).
 WORDS_TALL_MAX = {1: 64, 2: 16}
 # skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
-# 2-byte elements: wide (S x n) every short side 2..64, where it measured 86-100% of memcpy on
+# 2-byte elements: wide (S x n) every short side 2..64, where it measured 87-100% of memcpy on
 # the H200 (256 MiB, misaligned rows) against 52-85% for skinnyTile/skinnyWords; tall only 2
-# and 3 (89-93% against 78-89%): from 5 columns its one 4-byte store per row and lane ran at
-# 66-87%, behind skinnyWords.
+# and 3 (89-92% against 78-88%): from 5 columns its one 4-byte store per row and lane ran at
+# 66-88%, behind skinnyWords from 12 columns on (ahead at 5 and 9 in one probe run).
 PERM_TALL_MAX = 3
 PERM_THREADS = 128
 PERM_WARPS = PERM_THREADS // 32
@@ -343,9 +343,15 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     return short % tr != 0 and not (itemsize == 1 and 2 * short >= tr)
 
 
-def perm_applies(itemsize: int, short: int, long: int, tall: bool) -> bool:
-    """widePerm / tallPerm (skinnyperm.cu) for a dense matrix with 16-byte-aligned pointers."""
-    return itemsize <= 2 and 2 <= short <= (PERM_TALL_MAX if tall else SKINNYTILE_MAX) < long
+def perm_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
+    """widePerm / tallPerm (skinnyperm.cu) for a dense matrix with 16-byte-aligned pointers,
+    except where the long rows are whole vectors and:
+    - tall: the register kernel needs no realignment (97-101% of memcpy on the H200);
+    - wide: the short side fills whole tiles of tileAny's default (float16, 64 rows: 97%
+      against widePerm's 91%)."""
+    if not (itemsize <= 2 and 2 <= short <= (PERM_TALL_MAX if tall else SKINNYTILE_MAX) < long):
+        return False
+    return not aligned_extents or (not tall and short % DEFAULT_PLAN[itemsize][0] != 0)
 
 
 def perm_steps(short: int) -> int:
@@ -448,7 +454,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             # aligned extents: long rows (the long side) in whole 16-byte vectors, as the register
             # kernel's 2-4 short elements need (a short side below 16 bytes never is a multiple)
             even = long % ve == 0 and (short <= 4 or short % ve == 0)
-            if perm_applies(itemsize, short, long, tall) and (not tall or not even):  # aligned tall: registers
+            if perm_applies(itemsize, short, long, tall, even):
                 side = "columns" if tall else "rows"
                 return Choice("tall-perm" if tall else "wide-perm", itemsize, SKINNYPERM,
                               perm_expression(itemsize, short, tall), PERM_THREADS,
