@@ -3,8 +3,8 @@ output poisoned first: every registered short side of 1- and 2-byte elements, lo
 a warp's step, around it, prime, aligned and spanning several blocks (the last block's
 element-by-element rest included); and arrays of more than 2^31 elements through
 bwlab.transpose."""
-import numpy as np
 import pytest
+from forced import check_forced
 
 import bwlab
 from bwlab.core import verify
@@ -20,24 +20,11 @@ LONGS = (2, 5, 31, 32, 33, 127, 129, 1009, 4096, 12_347, 200_003)
 @pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
 @pytest.mark.parametrize("e", (1, 2))
 def test_every_short_side_forced(e, tall):
-    import cupy
-
-    from bwlab.workloads.transpose.calls import launch
-
-    stream = cupy.cuda.get_current_stream().ptr
     for s in range(2, (dispatch.PERM_TALL_MAX if tall else dispatch.SKINNYTILE_MAX) + 1):
         choice = dispatch.Choice("tall-perm" if tall else "wide-perm", e, dispatch.SKINNYPERM,
                                  dispatch.perm_expression(e, s, tall), dispatch.PERM_THREADS)
         for n in LONGS:
-            rows, cols = (n, s) if tall else (s, n)
-            host = verify.random_host((rows, cols), DT[e], seed=s * 7919 + n)
-            x = cupy.asarray(host)
-            out = cupy.empty((cols, rows), DT[e])
-            verify.poison(out)
-            launch(choice, x.data.ptr, out.data.ptr, 1, rows, cols, x.nbytes, x.device.id, stream)
-            check = verify.compare(out.get(), np.ascontiguousarray(host.T))
-            assert check.ok, (e, "tall" if tall else "wide", rows, cols, str(check))
-            assert verify.compare(x.get(), host).ok, "input modified"
+            check_forced(choice, *((n, s) if tall else (s, n)), DT[e], seed=s * 7919 + n)
 
 
 @pytest.mark.parametrize("shape, dtype, kernel", [

@@ -5,6 +5,7 @@ aligned, tiny and spanning several tiles; the dispatcher's choices through bwlab
 arrays of more than 2^31 elements."""
 import numpy as np
 import pytest
+from forced import check_forced
 
 import bwlab
 from bwlab.core import verify
@@ -26,26 +27,13 @@ def _longs(e: int, s: int, words: bool = False) -> tuple[int, ...]:
 @pytest.mark.parametrize("e, words", [(e, False) for e in dispatch.ITEMSIZES] + [(1, True), (2, True)],
                          ids=lambda v: str(v))
 def test_every_short_side_forced(e, words, tall):
-    import cupy
-
-    from bwlab.workloads.transpose.calls import launch
-
-    stream = cupy.cuda.get_current_stream().ptr
     for s in range(1, 65):
         if words and not dispatch.skinnytile_words(e, s, tall):
             continue
         choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE,
                                  dispatch.skinnytile_expression(e, tall, words, s), dispatch.SKINNYTILE_THREADS)
         for n in _longs(e, s, words):
-            rows, cols = (n, s) if tall else (s, n)
-            host = verify.random_host((rows, cols), DT[e], seed=s * 7919 + n)
-            x = cupy.asarray(host)
-            out = cupy.empty((cols, rows), DT[e])
-            verify.poison(out)
-            launch(choice, x.data.ptr, out.data.ptr, 1, rows, cols, x.nbytes, x.device.id, stream)
-            check = verify.compare(out.get(), np.ascontiguousarray(host.T))
-            assert check.ok, (e, "tall" if tall else "wide", rows, cols, str(check))
-            assert verify.compare(x.get(), host).ok, "input modified"
+            check_forced(choice, *((n, s) if tall else (s, n)), DT[e], seed=s * 7919 + n)
 
 
 NP_DTYPES = ("bool", "uint8", "float16", "float32", "int32", "float64", "complex64", "complex128")
