@@ -37,9 +37,11 @@ CALLS = {
     "transpose": (lambda x, out: bwlab.transpose(x, out=out), lambda x: x.transpose(-1, -2), (3, 41, 23), "float64"),
     "permute": (lambda x, out: bwlab.permute(x, (2, 0, 1), out=out), lambda x: x.permute(2, 0, 1), (5, 43, 19),
                 "float64"),
-    "softmax": (lambda x, out: bwlab.softmax(x, 0, out=out), lambda x: x.double().softmax(0).float(), (47, 21),
+    "softmax": (lambda x, out: bwlab.softmax(x, 0, out=out), lambda x: x.double().softmax(0).float(), (47, 24),
                 "float32"),
 }
+# (the softmax's shape takes a kernel with no workspace: torch allocating one would bind the context
+# before bwlab's launch does, and the test would check nothing)
 
 
 @pytest.mark.parametrize("name", CALLS)

@@ -27,6 +27,9 @@ API_CASES = [
     ((3, 2000), -1), ((5, 301), -1),  # rowBlock of one warp, 8 and 16 packs a lane
     ((2, 4000, 72), 1),  # float32 softmax gradients: colsSpread, a cluster of 8, strips partly past M
     ((5, 3000), -1),  # 16-bit softmax: a warp of 16 packs a lane, 375 packs (lanes partly empty)
+    # colsChunks: an axis too long for a cluster's strips (16-byte packs, columns partly past the last
+    # block's), and strips not in packs with the last chunk of one row
+    ((2, 40000, 1032), 1), ((3, 517, 1001), 1), ((2, 257, 41), 1),
 ]
 
 
@@ -62,7 +65,7 @@ def test_dispatch_reaches_every_family():
     for shape, dim in API_CASES:  # the backward passes take rowRelay, rowSplit and colsCluster's 16
         seen.add(plans.choose(W_problem(Case(shape, "float32", (("dim", dim), ("op", "backward"))))).kernel)
     assert {"rowWarp", "rowBlock", "rowCluster", "rowStream", "rowRelay", "rowSplit", "colsRegs", "colsCluster",
-            "colsSplit", "colsSpread"} <= seen
+            "colsChunks", "colsSpread"} <= seen
 
 
 def W_problem(case):
@@ -102,11 +105,16 @@ def test_every_compiled_block(spec):
         assert W.check(out, W.reference(case, x)).ok, f"{spec.name} block {block}"
 
 
-# rowWarp, rowBlock, colsCluster, rowRelay (rows of 8 MiB) and rowSplit (rows of 2 GiB) past 2^31 elements
+# rowWarp, rowBlock, colsChunks, colsCluster, rowRelay (rows of 8 MiB) and rowSplit (rows of 2 GiB) past 2^31
+# elements
 @pytest.mark.parametrize("shape, dim", [((2**26 + 3, 32), -1), ((65537, 32768), -1), ((16, 32768, 4104), 1),
-                                        ((513, 4194304), -1), ((2, 2**30 + 64), -1)], ids=str)
+                                        ((64, 8192, 4104), 1), ((513, 4194304), -1), ((2, 2**30 + 64), -1)],
+                         ids=str)
 def test_over_2_31_elements(shape, dim):
     assert int(np.prod(shape)) > 2**31
+    if dim == 1:
+        want = "colsChunks" if shape[1] == 32768 else "colsCluster"
+        assert plans.choose(W_problem(Case(shape, "bfloat16", (("dim", dim),)))).kernel == want
     check_case(Case(shape, "bfloat16", (("dim", dim),)))
 
 

@@ -84,7 +84,11 @@ def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
     assert stages == (1 if (dtype, op) == ("bfloat16", "forward") else plans.WIDE_STAGES)
     assert c.smem <= (plans.SMEM_MAX if op == "backward" else plans.CLUSTER_SMEM)  # forward: 2 blocks an SM
     small = plans.choose(Problem(1, 8192, 8192, dtype, op), big_clusters=False)
-    assert small.kernel == "colsCluster" and small.cluster <= 8 and small.smem <= plans.SMEM_MAX
+    if small.kernel != "colsChunks":  # portable clusters hold strips of 64 bytes or more, else chunks
+        assert small.kernel == "colsCluster" and small.cluster <= 8 and small.smem <= plans.SMEM_MAX
+        assert plans.strip(small) >= plans.CHUNK_STRIP
+    else:
+        assert plans.strip(plans.cols_cluster_best(Problem(1, 8192, 8192, dtype, op), False)) < plans.CHUNK_STRIP
     assert plans.choose(Problem(4, 2000, 1024, dtype, op)).cluster <= 8  # shorter axes hold 128 bytes on 8
 
 
@@ -119,12 +123,34 @@ def test_float32_gradients_of_long_axes_whose_share_fills_the_registers_skip_sha
         c = plans.choose(Problem(16, L, M, "float32", "backward"))
         assert (c.kernel, c.cluster, c.block[0]) == ("colsSpread", C, 512), (L, c.expression)
         assert c.expression.split(",")[2] == "8" and c.grid[0] == plans.cdiv(M, 32) * C
-    assert plans.choose(Problem(1, 8192, 8192, "float32", "backward"), big_clusters=False).kernel == "colsCluster"
+    # portable clusters hold only 32-byte strips of both inputs there: chunks instead
+    assert plans.choose(Problem(1, 8192, 8192, "float32", "backward"), big_clusters=False).kernel == "colsChunks"
     assert plans.choose(Problem(1, 4096, 8192, "float32", "backward"), big_clusters=False).kernel == "colsSpread"
     for p in (Problem(16, 6144, 1024, "float32", "backward"), Problem(16, 3000, 1024, "float32", "backward"),
               Problem(16, 8192, 1024, "float32", "backward", log=True), Problem(16, 8192, 1024, "bfloat16", "backward"),
               Problem(16, 8192, 1024, "float32", "forward"), Problem(16, 8192, 16, "float32", "backward")):
         assert plans.choose(p).kernel == "colsCluster", p
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("op, log", [("forward", False), ("forward", True), ("backward", False), ("backward", True)])
+def test_axes_too_long_for_wide_strips_take_chunks(dtype, op, log):
+    """Past what a cluster holds in strips of 64 bytes, and wherever rows are not in 16-byte packs,
+    the axis is cut into chunks read twice; [8, 16384, 1024] float32 keeps 64-byte strips."""
+    for N, L, M, aligned in ((4, 32768, 1024, True), (1, 32768, 4096, True), (16, 8192, 1023, True),
+                             (3, 517, 1024, False)):
+        p = Problem(N, L, M, dtype, op, log, aligned)
+        c = plans.choose(p)
+        assert c.kernel == "colsChunks", (p, c.expression)
+        rows, v = c.extra[0], p.vec
+        assert rows == (256 if ITEMSIZE[dtype] == 2 else 128) and c.chunks == plans.cdiv(L, rows)
+        assert (c.chunks - 1) * rows < L <= c.chunks * rows  # every row in one chunk, no chunk empty
+        assert c.grid == (plans.cdiv(M, 32 * v) * c.chunks, N, 1) and c.block == (32, 8, 1)
+        assert c.merge_grid[0] * 32 >= N * M and c.workspace_bytes == 8 * N * M * (c.chunks + 1)
+        assert c.finish.startswith("colsFinish<") and c.merge.startswith("colsMerge<8,")
+    assert plans.choose(Problem(8, 16384, 1024, "float32")).kernel == "colsCluster"  # 64-byte strips
+    assert plans.choose(Problem(2, 60000, 4, "float32")).kernel == "colsChunks"       # no strip fits
+    assert plans.choose(Problem(70000, 300, 1024, "float32")).grid[1] == plans.GRID_Y
 
 
 def test_narrow_strips_stay_on_portable_clusters():
@@ -213,9 +239,10 @@ def test_every_dispatched_expression_is_built(dtype, op):
             problems = [Problem(2, L, 1, dtype, op, log, aligned) for L in _probe_lengths()]
             problems += [Problem(2, L, M, dtype, op, log, aligned) for L in (1, 2, 3, 5, 16, 17, 100, 1000, 8192, 20000)
                          for M in (2, 3, 4, 8, 9, 16, 32, 64, 100, 1024, 8192)]
+            problems += [Problem(2, 40000, M, dtype, op, log, aligned) for M in (64, 1024, 1032)]
             for pr in problems:
                 c = plans.choose(pr)
-                missing |= {e for e in (c.expression, c.finish) if e and e not in built.get(c.source, ())}
+                missing |= {e for e in (c.expression, c.finish, c.merge) if e and e not in built.get(c.source, ())}
     assert not missing, sorted(missing)
 
 

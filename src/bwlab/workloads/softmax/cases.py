@@ -9,12 +9,12 @@ from ...core.workload import Case
 STRIDED = Case((16, 8192, 1024), "float32", (("dim", 1),))
 LAST = Case((32768, 4096), "float32", (("dim", -1),))
 # (shape, dim): the shapes torch is known to be slow or fast on, a short reduced axis, very
-# many short rows, and very long rows.
+# many short rows, very long rows, and a strided axis too long for a cluster to hold.
 SHAPES = (((16, 8192, 1024), 1), ((8192, 8192), 0), ((128, 1024, 1024), 2), ((32768, 4096), -1),
           ((1024, 131072), -1), ((8192, 16, 1024), 1), ((4194304, 32), -1), ((4096, 262144), -1),
-          ((64, 4194304), -1))
+          ((64, 4194304), -1), ((4, 32768, 1024), 1))
 BACKWARD_SHAPES = (((16, 8192, 1024), 1), ((8192, 8192), 0), ((32768, 4096), -1), ((1024, 131072), -1),
-                   ((4194304, 32), -1), ((4096, 262144), -1))
+                   ((4194304, 32), -1), ((4096, 262144), -1), ((4, 32768, 1024), 1))
 SMALL_SHAPES = (((1024, 1024), -1), ((256, 64, 64), 1), ((4096, 128), -1))  # cache-resident (<= 4 MiB)
 DTYPES = ("float32", "bfloat16")
 SUITES = ("main", "log", "backward", "small")

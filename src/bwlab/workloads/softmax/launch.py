@@ -47,6 +47,22 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
             k(s, a, b, y, ws)
 
         return relay
+    if choice.args == "chunks":
+        dims = [("i64", N), ("i64", L), ("i64", M)]
+        rows = [("i64", choice.extra[0])]
+        part = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 3 + dims + rows)
+        mid = core_launch.PackedLaunch(_function(choice.source, choice.merge, 0, device), choice.merge_grid, (32, 8, 1),
+                                       [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", M), ("i64", choice.chunks)])
+        last = core_launch.PackedLaunch(_function(choice.source, choice.finish, 0, device), choice.grid, choice.block,
+                                        [("ptr", 0)] * 4 + dims + rows)
+        fin_offset = 8 * N * M * choice.chunks
+
+        def chunked(a, b, y, ws, s):
+            part(s, a, b, ws)
+            mid(s, ws, ws + fin_offset)
+            last(s, a, b, y, ws + fin_offset)
+
+        return chunked
     if choice.finish is None:
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
                                      ("i64", N), ("i64", L)] + [("i64", v) for v in choice.extra], choice.smem)

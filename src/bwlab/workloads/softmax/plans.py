@@ -17,7 +17,7 @@ from .reference import CTYPE, ITEMSIZE
 KERNELS = Path(__file__).parent / "kernels"
 SRC = {name: KERNELS / f"{name}.cu"
        for name in ("seed", "cols", "colsregs", "colscluster", "colsspread", "rows", "rowcluster", "rowstream",
-                    "rowsplit")}
+                    "rowsplit", "colschunks")}
 
 OPS = {("forward", False): "Forward<false>", ("forward", True): "Forward<true>",
        ("backward", False): "Backward<false>", ("backward", True): "Backward<true>"}
@@ -44,6 +44,7 @@ REGS_L = (4, 8, 16)            # colsRegs: the column lengths it is built for (p
 REGS_MAX = {(4, 1): 16, (2, 1): 16, (4, 2): 8, (2, 2): 16}
 REGS_THREADS = 256
 GRID_X = 65535 * 64            # blocks of a grid-stride kernel (it loops past them)
+CHUNK_STRIP = 64               # colsCluster strips narrower than this (the axis too long) go to colsChunks
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,9 @@ class Choice:
     block: tuple[int, int, int]
     smem: int = 0              # dynamic shared memory bytes
     args: str = "rows"         # rows: (a, b, y, N, L); cols: (a, b, y, N, L, M); plain: (x, y, N, L, M)
-    finish: Optional[str] = None   # rowSplit: the second kernel's expression
+    finish: Optional[str] = None   # rowSplit, colsChunks: the last kernel's expression
+    merge: Optional[str] = None    # colsChunks: the middle kernel's expression (its grid: merge_grid)
+    merge_grid: tuple[int, int, int] = (1, 1, 1)
     chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states)
     extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: rows per cluster)
     cluster: int = 1               # blocks per cluster (above 8: a non-portable size, opted in)
@@ -258,6 +261,29 @@ def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUS
                       "x read once")
 
 
+def chunk_rows(p: Problem) -> int:
+    """colsChunks' rows a chunk: 256 for 16-bit elements, else 128. On the H200 at [4, 32768, 1024]
+    and [32768, 4096] (benchmarks/h200/softmax/long-axis/probe.txt), bfloat16 chunks of 256 ran at
+    53% of a copy against 51% at 128; float32 was level from 64 to 256 rows."""
+    return 256 if ITEMSIZE[p.dtype] == 2 else 128
+
+
+def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: int = 4) -> Choice:
+    """Three launches, x read twice: chunks of `rows` rows (0: chunk_rows) folded into states per
+    column, the states merged, the chunks written; blocks of (lx, by), lx packs of columns each,
+    `unroll` packs a thread in flight in the write."""
+    rows = rows or chunk_rows(p)
+    v = p.vec
+    chunks = cdiv(p.L, rows)
+    op, ct = OPS[p.op, p.log], CTYPE[p.dtype]
+    grid = (cdiv(p.M, lx * v) * chunks, min(p.N, GRID_Y), 1)
+    return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{lx},{by},{op} >", grid, (lx, by, 1), 0,
+                  "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >", merge=f"colsMerge<8,{op} >",
+                  merge_grid=(p.N * cdiv(p.M, 32), 1, 1), chunks=chunks, extra=(rows,),
+                  workspace_bytes=8 * p.N * p.M * (chunks + 1),
+                  why=f"{chunks} chunks of {rows} rows, three launches, x read twice")
+
+
 def cols_split(p: Problem, by: int = 8) -> Choice:
     v = p.vec
     expr = f"colsSplit<{CTYPE[p.dtype]},{v},{by},{OPS[p.op, p.log]} >"
@@ -325,7 +351,21 @@ def spread_backward(p: Problem, big_clusters: bool = True) -> Optional[Choice]:
 
 
 def strided(p: Problem, big_clusters: bool = True) -> Choice:
-    return cols_regs(p) or spread_backward(p, big_clusters) or cols_cluster_best(p, big_clusters) or cols_split(p)
+    """A short axis in registers, float32 gradients in the registers of a cluster, strips on a
+    cluster's shared memory, else chunks read twice. colsCluster's strips narrow as the axis grows
+    (the strip of every row must fit): below CHUNK_STRIP bytes where the columns would allow wider,
+    colsChunks is faster. On the H200 (benchmarks/h200/softmax/long-axis/probe.txt), at [4, 32768,
+    1024] and [32768, 4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53%
+    against 32-33%), gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384,
+    1024] (64-byte strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs
+    (no cluster): 35-54% against colsSplit's 11-41%."""
+    c = cols_regs(p) or spread_backward(p, big_clusters)
+    if c is not None:
+        return c
+    c = cols_cluster_best(p, big_clusters)
+    if c is not None and (strip(c) >= CHUNK_STRIP or p.M * ITEMSIZE[p.dtype] < CHUNK_STRIP):
+        return c
+    return cols_chunks(p)
 
 
 def long_warp(p: Problem) -> Optional[Choice]:
@@ -358,8 +398,7 @@ def expressions() -> dict[Path, list[str]]:
                 for pr in probes:
                     c = choose(pr)
                     out.setdefault(c.source, []).append(c.expression)
-                    if c.finish:
-                        out[c.source].append(c.finish)
+                    out[c.source] += [e for e in (c.finish, c.merge) if e]
     return {k: sorted(set(v)) for k, v in out.items()}
 
 

@@ -63,32 +63,7 @@ __global__ void __launch_bounds__(32 * BY) colsSplit(const T* __restrict__ a, co
 #pragma unroll
     for (int v = 0; v < V; ++v) s[v] = Op::empty();
     if (live) {
-      i64 i = ty;
-      for (; i + 3 * BY < L; i += 4 * BY) {  // four packs in flight
-        Pack<T, V> pa[4], pb[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          pa[u].load(a + base + (i + u * BY) * M);
-          if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
-        }
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-          float va[4], vb[4];
-#pragma unroll
-          for (int u = 0; u < 4; ++u) { va[u] = pa[u][v]; vb[u] = Op::IN == 2 ? pb[u][v] : 0.f; }
-          Op::template fold<4>(s[v], va, vb);
-        }
-      }
-      for (; i < L; i += BY) {
-        Pack<T, V> pa, pb;
-        pa.load(a + base + i * M);
-        if (Op::IN == 2) pb.load(b + base + i * M);
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-          const float va = pa[v], vb = Op::IN == 2 ? pb[v] : 0.f;
-          Op::template fold<1>(s[v], &va, &vb);
-        }
-      }
+      fold_rows<T, V, BY, Op>(s, a, b, base, M, ty, L);
     }
 #pragma unroll
     for (int v = 0; v < V; ++v) part[ty][tx * V + v] = s[v];

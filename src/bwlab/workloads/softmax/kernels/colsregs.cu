@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(THREADS, MINB) colsRegs(const T* __restrict__ 
         Pack<T, V> o;
 #pragma unroll
         for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[i][v], Op::IN == 2 ? pb[i][v] : 0.f));
-        o.store(y + base + i * M);
+        o.store_cs(y + base + i * M);  // evict-first: [8192, 16, 1024] float32 log-softmax 89% -> 95% of a copy
       }
     }
   }

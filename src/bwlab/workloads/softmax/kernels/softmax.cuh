@@ -50,6 +50,7 @@ struct Pack {
   union { R raw; T e[V]; };
   __device__ __forceinline__ void load(const T* p) { raw = *reinterpret_cast<const R*>(p); }
   __device__ __forceinline__ void store(T* p) const { *reinterpret_cast<R*>(p) = raw; }
+  __device__ __forceinline__ void store_cs(T* p) const { __stcs(reinterpret_cast<R*>(p), raw); }  // evict first
   __device__ __forceinline__ void fill(float f) {
 #pragma unroll
     for (int i = 0; i < V; ++i) e[i] = from_f<T>(f);
@@ -178,6 +179,39 @@ __device__ __forceinline__ State fold_packs(const Pack<T, V> (&pa)[K], const Pac
     Op::template fold<V>(s, va, vb);
   }
   return s;
+}
+
+// Rows first, first + BY, ... below hi of one pack of columns (at `base`, rows M apart) folded into
+// the V states of its columns, four packs in flight (the strided two-read kernels).
+template <typename T, int V, int BY, class Op>
+__device__ __forceinline__ void fold_rows(State (&s)[V], const T* a, const T* b, i64 base, i64 M, i64 first,
+                                          i64 hi) {
+  i64 i = first;
+  for (; i + 3 * BY < hi; i += 4 * BY) {
+    Pack<T, V> pa[4], pb[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      pa[u].load(a + base + (i + u * BY) * M);
+      if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      float va[4], vb[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) { va[u] = pa[u][v]; vb[u] = Op::IN == 2 ? pb[u][v] : 0.f; }
+      Op::template fold<4>(s[v], va, vb);
+    }
+  }
+  for (; i < hi; i += BY) {
+    Pack<T, V> pa, pb;
+    pa.load(a + base + i * M);
+    if (Op::IN == 2) pb.load(b + base + i * M);
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const float va = pa[v], vb = Op::IN == 2 ? pb[v] : 0.f;
+      Op::template fold<1>(s[v], &va, &vb);
+    }
+  }
 }
 
 // The outputs of the packs that exist (a thread whose row is not live writes nothing).
