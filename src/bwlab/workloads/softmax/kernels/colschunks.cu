@@ -13,8 +13,8 @@
 // of memory at a time. M % V == 0; V > 1 only with 16-byte aligned pointers.
 #include "softmax.cuh"
 
-// Blocks an SM must hold, so 64 registers a thread (85 for colsPartial's gradients, which
-// spill at 64). Left to choose, NVRTC settled some instantiations at 32-48 and spilled.
+// Blocks an SM must hold: 64 registers a thread (128 for colsPartial's gradients, which spill
+// at 64 and 80). Left to choose, NVRTC settled some instantiations at 32-48 and spilled.
 #define CHUNK_BLOCKS(threads) (1024 / (threads))
 #define PARTIAL_BLOCKS(threads, inputs) ((inputs) == 2 ? 512 / (threads) : 1024 / (threads))
 
@@ -29,8 +29,8 @@ struct ChunkBlock {
 };
 
 template <typename T, int V, int LX, int BY, class Op>
-__global__ void __launch_bounds__(LX * BY, PARTIAL_BLOCKS(LX * BY, Op::IN)) colsPartial(const T* __restrict__ a, const T* __restrict__ b,
-                                                       State* __restrict__ ws, i64 N, i64 L, i64 M, i64 R) {
+__global__ void __launch_bounds__(LX * BY, PARTIAL_BLOCKS(LX * BY, Op::IN))
+colsPartial(const T* __restrict__ a, const T* __restrict__ b, State* __restrict__ ws, i64 N, i64 L, i64 M, i64 R) {
   __shared__ State part[BY][LX * V];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const ChunkBlock at(blockIdx.x, M, V, LX);
@@ -41,9 +41,7 @@ __global__ void __launch_bounds__(LX * BY, PARTIAL_BLOCKS(LX * BY, Op::IN)) cols
     State s[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) s[v] = Op::empty();
-    if (live) {
-      fold_rows<T, V, BY, Op>(s, a, b, base, M, lo + ty, hi);
-    }
+    if (live) fold_rows<T, V, BY, Op>(s, a, b, base, M, lo + ty, hi);
 #pragma unroll
     for (int v = 0; v < V; ++v) part[ty][tx * V + v] = s[v];
     __syncthreads();
@@ -88,9 +86,9 @@ __global__ void __launch_bounds__(32 * BY) colsMerge(const State* __restrict__ w
 }
 
 template <typename T, int V, int LX, int BY, int U, class Op>
-__global__ void __launch_bounds__(LX * BY, CHUNK_BLOCKS(LX * BY)) colsFinish(const T* __restrict__ a, const T* __restrict__ b,
-                                                      T* __restrict__ y, const State* __restrict__ fin, i64 N,
-                                                      i64 L, i64 M, i64 R) {
+__global__ void __launch_bounds__(LX * BY, CHUNK_BLOCKS(LX * BY))
+colsFinish(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, const State* __restrict__ fin, i64 N,
+           i64 L, i64 M, i64 R) {
   const int ty = threadIdx.y;
   const ChunkBlock at((i64)gridDim.x - 1 - blockIdx.x, M, V, LX);
   if (at.m >= M) return;
