@@ -30,6 +30,7 @@ API_CASES = [
     # colsChunks: an axis too long for a cluster's strips (16-byte packs, columns partly past the last
     # block's), and strips not in packs with the last chunk of one row
     ((2, 40000, 1032), 1), ((3, 517, 1001), 1), ((2, 257, 41), 1),
+    ((70000, 17, 3), 1),  # colsChunks with more slices than a grid's y (its kernels loop over them)
 ]
 
 

@@ -263,8 +263,8 @@ def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUS
 
 def chunk_rows(p: Problem) -> int:
     """colsChunks' rows a chunk: 256 for 16-bit elements, else 128. On the H200 at [4, 32768, 1024]
-    and [32768, 4096] (benchmarks/h200/softmax/long-axis/probe.txt), bfloat16 chunks of 256 ran at
-    53% of a copy against 51% at 128; float32 was level from 64 to 256 rows."""
+    and [32768, 4096] (benchmarks/h200/softmax/long-axis/chunks-geometry.txt), bfloat16 chunks of
+    256 ran at 51-53% of a copy against 46-51% at 128; float32 was level from 64 to 256 rows."""
     return 256 if ITEMSIZE[p.dtype] == 2 else 128
 
 
@@ -353,12 +353,13 @@ def spread_backward(p: Problem, big_clusters: bool = True) -> Optional[Choice]:
 def strided(p: Problem, big_clusters: bool = True) -> Choice:
     """A short axis in registers, float32 gradients in the registers of a cluster, strips on a
     cluster's shared memory, else chunks read twice. colsCluster's strips narrow as the axis grows
-    (the strip of every row must fit): below CHUNK_STRIP bytes where the columns would allow wider,
-    colsChunks is faster. On the H200 (benchmarks/h200/softmax/long-axis/probe.txt), at [4, 32768,
-    1024] and [32768, 4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53%
-    against 32-33%), gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384,
-    1024] (64-byte strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs
-    (no cluster): 35-54% against colsSplit's 11-41%."""
+    (the strip of every row must fit): below CHUNK_STRIP bytes, where the slice's rows are at least
+    that wide, colsChunks is faster (narrower slices keep their strips: unmeasured there). On the
+    H200 (benchmarks/h200/softmax/long-axis/chunks-geometry.txt), at [4, 32768, 1024] and [32768,
+    4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53% against 32-33%),
+    gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384, 1024] (64-byte
+    strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs (no cluster):
+    35-54% against colsSplit's 11-41%."""
     c = cols_regs(p) or spread_backward(p, big_clusters)
     if c is not None:
         return c

@@ -1,5 +1,6 @@
 // Softmax down a strided axis too long for a cluster to hold its strips: x read twice, in three
-// launches, every one of them filling the GPU whatever N and M are. x is [N, L, M] reduced over
+// launches. The first and the last take a block for every chunk of rows, so a long axis fills the
+// GPU however few its columns; the middle one, a thread per column, is short. x is [N, L, M] reduced over
 // L, cut into chunks of R rows.
 //  colsPartial: a block (LX, BY) takes LX packs of columns of one chunk; lane tx walks every
 //               BY-th row of its columns, the BY row groups meet in shared memory, and the
