@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...core import launch as core_launch
-from .plans import Choice
+from .plans import MERGE_BY, Choice
 
 
 def _function(source, expression: str, smem: int, device: int, cluster: int = 1):
@@ -51,7 +51,8 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
         dims = [("i64", N), ("i64", L), ("i64", M)]
         rows = [("i64", choice.extra[0])]
         part = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 3 + dims + rows)
-        mid = core_launch.PackedLaunch(_function(choice.source, choice.merge, 0, device), choice.merge_grid, (32, 8, 1),
+        merge = _function(choice.source, choice.merge, 0, device)
+        mid = core_launch.PackedLaunch(merge, choice.merge_grid, (32, MERGE_BY, 1),
                                        [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", M), ("i64", choice.chunks)])
         last = core_launch.PackedLaunch(_function(choice.source, choice.finish, 0, device), choice.grid, choice.block,
                                         [("ptr", 0)] * 4 + dims + rows)

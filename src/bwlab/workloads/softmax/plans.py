@@ -45,6 +45,7 @@ REGS_MAX = {(4, 1): 16, (2, 1): 16, (4, 2): 8, (2, 2): 16}
 REGS_THREADS = 256
 GRID_X = 65535 * 64            # blocks of a grid-stride kernel (it loops past them)
 CHUNK_STRIP = 64               # colsCluster strips narrower than this (the axis too long) go to colsChunks
+MERGE_BY = 8                   # colsMerge: runs of chunks merged side by side (blocks of 32 x MERGE_BY)
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,8 @@ class Choice:
     finish: Optional[str] = None   # rowSplit, colsChunks: the last kernel's expression
     merge: Optional[str] = None    # colsChunks: the middle kernel's expression (its grid: merge_grid)
     merge_grid: tuple[int, int, int] = (1, 1, 1)
-    chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states)
-    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: rows per cluster)
+    chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states); colsChunks: per column
+    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: rows per cluster; colsChunks: rows a chunk)
     cluster: int = 1               # blocks per cluster (above 8: a non-portable size, opted in)
     why: str = ""
     workspace_bytes: int = 0       # global scratch the call allocates
@@ -278,7 +279,8 @@ def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: in
     op, ct = OPS[p.op, p.log], CTYPE[p.dtype]
     grid = (cdiv(p.M, lx * v) * chunks, min(p.N, GRID_Y), 1)
     return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{lx},{by},{op} >", grid, (lx, by, 1), 0,
-                  "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >", merge=f"colsMerge<8,{op} >",
+                  "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >",
+                  merge=f"colsMerge<{MERGE_BY},{op} >",
                   merge_grid=(p.N * cdiv(p.M, 32), 1, 1), chunks=chunks, extra=(rows,),
                   workspace_bytes=8 * p.N * p.M * (chunks + 1),
                   why=f"{chunks} chunks of {rows} rows, three launches, x read twice")
