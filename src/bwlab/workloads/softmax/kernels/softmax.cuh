@@ -15,6 +15,8 @@
 // --- element types: float, and the 16-bit floats carried as raw bits ------------------
 struct half16 { unsigned short u; };
 struct bf16 { unsigned short u; };
+template <typename T> struct IsBf16 { static const bool v = false; };
+template <> struct IsBf16<bf16> { static const bool v = true; };
 
 __device__ __forceinline__ float to_f(float v) { return v; }
 __device__ __forceinline__ float to_f(half16 v) {
@@ -55,7 +57,14 @@ struct Pack {
 #pragma unroll
     for (int i = 0; i < V; ++i) e[i] = from_f<T>(f);
   }
-  __device__ __forceinline__ float operator[](int i) const { return to_f(e[i]); }
+  __device__ __forceinline__ float operator[](int i) const {
+    if constexpr (V > 1 && IsBf16<T>::v) {  // from the pair's word: one shift or one mask
+      const unsigned w = reinterpret_cast<const unsigned*>(e)[i / 2];
+      return __uint_as_float(i & 1 ? w & 0xffff0000u : w << 16);
+    } else {
+      return to_f(e[i]);
+    }
+  }
   __device__ __forceinline__ void set(int i, float f) { e[i] = from_f<T>(f); }
 };
 
@@ -72,6 +81,32 @@ __device__ __forceinline__ float maxnan(float a, float b) {
   float r;
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;
+}
+
+// NaN-propagating maxima of 16-bit float pairs, two to an instruction.
+__device__ __forceinline__ unsigned max2(unsigned a, unsigned b, bf16) {
+  unsigned r;
+  asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ unsigned max2(unsigned a, unsigned b, half16) {
+  unsigned r;
+  asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+// acc = the element-wise max of acc and p (NaN propagating): one element, or 16-bit pairs.
+template <typename T, int V>
+__device__ __forceinline__ void pack_max(Pack<T, V>& acc, const Pack<T, V>& p) {
+  if constexpr (V == 1) {
+    acc.set(0, maxnan(acc[0], p[0]));
+  } else {
+    static_assert(sizeof(T) == 2, "packs of 16-bit floats");
+    unsigned* a = reinterpret_cast<unsigned*>(acc.e);
+    const unsigned* b = reinterpret_cast<const unsigned*>(p.e);
+#pragma unroll
+    for (int j = 0; j < V / 2; ++j) a[j] = max2(a[j], b[j], T{});
+  }
 }
 
 // log(1 + t) accurate for tiny t (Goldberg's trick: the rounding of 1 + t cancels out); the
@@ -113,6 +148,15 @@ struct Forward {
     if (m == s.a) s.b += sum + ones;                                      // the old max keeps the one
     else s = {m, (1.f + s.b) * ex2((s.a - m) * LOG2E) + sum + (ones - 1.f)};  // a new max brings it
   }
+  // Folding values whose max m is known first (a pass over data on chip): each d = x - m adds to
+  // `sum` (terms below 1) or `ones` (terms exactly 1), no rescaling; state() makes the State.
+  // A max of -inf (nothing but -inf) is subtracted as 0, so that every term is exp(-inf) = 0.
+  static const bool KNOWN_MAX = true;
+  __device__ static float shift(float m) { return m == -INFINITY ? 0.f : m; }
+  __device__ static void term(float& sum, float& ones, float d) {
+    if (d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
+  }
+  __device__ static State state(float m, float sum, float ones) { return {m, sum + (ones - 1.f)}; }
   __device__ static State merge(State p, State q) {
     const float m = maxnan(p.a, q.a);
     if (m == -INFINITY) return {m, -1.f};
@@ -136,6 +180,7 @@ struct Forward {
 template <bool LOG>
 struct Backward {
   static const int IN = 2;
+  static const bool KNOWN_MAX = false;
   __device__ static float pad() { return 0.f; }
   __device__ static State empty() { return {0.f, 0.f}; }
   template <int n>
