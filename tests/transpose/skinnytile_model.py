@@ -3,9 +3,9 @@ global and shared access, written after the CUDA source line by line.
 
 run(E, S, n, tall, words) simulates the whole launch on byte ids (input byte i holds id i) and
 returns the output bytes' ids, how often each output byte was written, and every warp-wide
-shared access (for the bank model); words=True models skinnyWords, the same file's kernel for
-1- and 2-byte elements that moves a bundle of 4/E rows per shared word. The geometry (rlog,
-pitch, blocks) comes from plans.py, as the launch takes it.
+shared access (for the bank model); words=True models skinnyWords, the same file's tall-only
+kernel for 1- and 2-byte elements that moves a bundle of 4/E rows per shared word. The geometry
+(rlog, pitch, blocks) comes from plans.py, as the launch takes it.
 """
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ def _record(res: Result, what: str, addrs: np.ndarray, active: np.ndarray, size:
 
 
 def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = False) -> Result:
+    assert tall or not words, "skinnyWords is tall only"
     ve, unit = 16 // E, max(E, 4)
     upv = 16 // unit
     rlog, gp, smem = plans.skinnytile_geometry(E, S, tall, words)
@@ -142,9 +143,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                         _record(res, "row load", a, ok, E)
                 _store16_clipped(res, vi, x, rs, rs + rowbytes, ok)
         else:
-            if words:
-                _words_wide(res, put, ids_in, E, S, R, rlog, V, gp, t, rowbytes, record)
-            tasks = 0 if words else S * R
+            tasks = S * R
             for i in range(LOADS - 1):
                 q = warp + i * (THREADS // 32)
                 ok = q < tasks
@@ -161,7 +160,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                         _record(res, "row store", a, act, E)
             xrs = tid * rowbytes
             xd = (xrs & 15) // E
-            extra = (tid < S) & (xd > 0) & (not words)
+            extra = (tid < S) & (xd > 0)
             xv = _load16(ids_in, (xrs >> 4) + t * V + V, extra)
             for k in range(ve - 1):  # element xd-1-k of each row, at the same offset in the group
                 act = extra & (k < xd)
@@ -196,17 +195,14 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
     return res
 
 
-def _exchange(E: int, src: list, to_rows: bool) -> list:
-    """exchange<E, TO_ROWS>: Q = 4/E rows of 16 ids per lane from 16/E words of 4 ids (word i:
-    position i of each row of the bundle), or back."""
+def _exchange(E: int, src: list) -> list:
+    """exchange<E>: Q = 4/E rows of 16 ids per lane from 16/E words of 4 ids (word i: position i
+    of each row of the bundle)."""
     q, ve = 4 // E, 16 // E
-    dst = [np.full((THREADS, 16 if to_rows else 4), UNSET, np.int64) for _ in range(q if to_rows else ve)]
+    dst = [np.full((THREADS, 16), UNSET, np.int64) for _ in range(q)]
     for i in range(ve):
         for r in range(q):
-            if to_rows:
-                dst[r][:, i * E:(i + 1) * E] = src[i][:, r * E:(r + 1) * E]
-            else:
-                dst[i][:, r * E:(r + 1) * E] = src[r][:, i * E:(i + 1) * E]
+            dst[r][:, i * E:(i + 1) * E] = src[i][:, r * E:(r + 1) * E]
     return dst
 
 
@@ -251,7 +247,7 @@ def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem):
             if record and bundle.any():
                 for part in ((a - k,) if k == 0 else (a - k, a - k + 4)):
                     _record(res, "row load", part, bundle, 4)
-        for r, y in enumerate(_exchange(E, w, True)):
+        for r, y in enumerate(_exchange(E, w)):
             emit(q_ * u + r, G, y, bundle)
         row = q_ * nb + u - nb
         y = np.full((THREADS, 16), UNSET, np.int64)
@@ -261,34 +257,6 @@ def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem):
             if record and single.any():
                 _record(res, "row load", a, single, E)
         emit(row, G, y, single)
-
-
-def _words_wide(res, put, ids_in, E, S, R, rlog, V, gp, t, rowbytes, record):
-    """skinnyWords WIDE, row side: lane loads vector 31k + lane of each row of the bundle,
-    realigns it with lane + 1's, transposes the bundle, lanes < 31 store group 31k + lane."""
-    q_, ve, se = 4 // E, 16 // E, S * E
-    tid = np.arange(THREADS)
-    lane, warp = tid & 31, tid >> 5
-    tasks = (S // q_) << rlog
-    assert tasks <= 2 * E * (THREADS // 32), "TPW tasks per warp cover the tile"
-    for i in range(2 * E):
-        q = warp + i * (THREADS // 32)
-        ok = q < tasks
-        b, G = q >> rlog, 31 * (q & (R - 1)) + lane
-        y = []
-        for r in range(q_):
-            rs = (q_ * b + r) * rowbytes
-            v = _load16(ids_in, (rs >> 4) + t * V + G, ok)
-            m = rs & 15
-            cat = np.concatenate([v, _from_lane(v, 1)], axis=1)
-            idx = m[:, None] + np.arange(16)[None, :]
-            y.append(np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), v))
-        w = _exchange(E, y, False)
-        for k in range(ve):
-            a = G * gp + 4 * b + k * se
-            put(a, w[k], ok & (lane < 31), 4)
-            if record:
-                _record(res, "row store", a, ok & (lane < 31), 4)
 
 
 def expected(E: int, S: int, n: int, tall: bool) -> np.ndarray:

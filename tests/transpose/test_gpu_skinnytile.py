@@ -1,8 +1,9 @@
 """skinnyTile and skinnyWords (kernels/skinnytile.cu) on the GPU, bit-exact against NumPy with
-the output poisoned first: every short side 1..64 (skinnyWords: every one filling 4-byte words),
-tall and wide, every element size, long sides with rows misaligned (n prime, n*E % 16 != 0),
-aligned, tiny and spanning several tiles; the dispatcher's choices through bwlab.transpose; and
-arrays of more than 2^31 elements."""
+the output poisoned first: every short side 1..64 of every instantiation the library may launch
+(skinnyTile tall for every element size, wide for 4, 8 and 16 bytes; skinnyWords, tall only, for
+every short side it takes), long sides with rows misaligned (n prime, n*E % 16 != 0), aligned,
+tiny and spanning several tiles; the dispatcher's choices through bwlab.transpose; and arrays of
+more than 2^31 elements."""
 import numpy as np
 import pytest
 from forced import check_forced
@@ -23,15 +24,23 @@ def _longs(e: int, s: int, words: bool = False) -> tuple[int, ...]:
     return (5, 1009, 1024, 3 * w + 7)  # tiny, prime, aligned rows, three tiles and a bit
 
 
-@pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
-@pytest.mark.parametrize("e, words", [(e, False) for e in dispatch.ITEMSIZES] + [(1, True), (2, True)],
-                         ids=lambda v: str(v))
+# (element size, words, tall): what the library launches (wide 1- and 2-byte matrices take widePerm)
+FORCED = ([(e, False, True) for e in dispatch.ITEMSIZES] + [(1, True, True), (2, True, True)]
+          + [(e, False, False) for e in dispatch.ITEMSIZES if e >= 4])
+
+
+@pytest.mark.parametrize("e, words, tall", FORCED,
+                         ids=[f"{'tall' if t else 'wide'}-{e}{'-words' if w else ''}" for e, w, t in FORCED])
 def test_every_short_side_forced(e, words, tall):
+    """Every short side 1..64 of one registered instantiation, launched directly."""
+    registered = dispatch.expressions()[dispatch.SKINNYTILE]
     for s in range(1, 65):
         if words and not dispatch.skinnytile_words(e, s, tall):
             continue
-        choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE,
-                                 dispatch.skinnytile_expression(e, tall, words, s), dispatch.SKINNYTILE_THREADS)
+        expression = dispatch.skinnytile_expression(e, tall, words, s)
+        assert expression in registered, expression
+        choice = dispatch.Choice("tall-tile" if tall else "wide-tile", e, dispatch.SKINNYTILE, expression,
+                                 dispatch.SKINNYTILE_THREADS)
         for n in _longs(e, s, words):
             check_forced(choice, *((n, s) if tall else (s, n)), DT[e], seed=s * 7919 + n)
 

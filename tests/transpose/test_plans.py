@@ -59,8 +59,8 @@ def test_shape_classes(batch, rows, cols, kind):
         if want in ("tall-tile", "wide-tile"):
             short = cols if want == "tall-tile" else rows
             tall = want == "tall-tile"
-            words = e < 4 and (short * e % 4 == 0 or (tall and e == 1 and short >= 4)) and \
-                (not tall or short <= dispatch.WORDS_TALL_MAX[e])
+            words = tall and e < 4 and (short * e % 4 == 0 or (e == 1 and short >= 4)) and \
+                short <= dispatch.WORDS_TALL_MAX[e]  # skinnyWords is tall only
             assert c.expression == dispatch.skinnytile_expression(e, tall, words, short)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
@@ -297,6 +297,29 @@ def test_launch_geometry_covers_the_work():
     assert dispatch.launch_geometry(huge, 1, 2**31, 2**31)[0] == dispatch.MAX_BLOCKS
     st = dispatch.choose(4, dispatch.layout_of((5, 7), (7, -1)))
     assert dispatch.launch_geometry(st, 1, 5, 7) == (1, 256)
+
+
+def test_no_wide_skinnywords_nor_wide_skinnytile_below_4_bytes():
+    """skinnyWords is tall only and wide 1- and 2-byte matrices take widePerm: neither the
+    registry nor the dispatcher names skinnyWords<E,false...> or skinnyTile<1|2,false>."""
+    dead = ("skinnyWords<1,false", "skinnyWords<2,false", "skinnyTile<1,false>", "skinnyTile<2,false>")
+    exprs = dispatch.expressions()
+    registered = [x for xs in exprs.values() for x in xs]
+    assert not [x for x in registered if x.startswith(dead)]
+    assert {"skinnyWords<1,true>", "skinnyWords<2,true>", "skinnyTile<1,true>", "skinnyTile<2,true>",
+            "skinnyTile<4,false>"} <= set(registered)  # the live forms stay
+    for e in (1, 2):
+        assert not any(dispatch.skinnytile_words(e, s, False) for s in range(1, 65))
+        with pytest.raises(ValueError, match="tall only"):
+            dispatch.skinnytile_geometry(e, 4, False, True)
+        for short in range(2, 65):
+            for long in (65, 1000, 4099, 100_003):
+                for rows, cols in ((long, short), (short, long)):
+                    c = dispatch.choose(e, dense(1, rows, cols))
+                    assert not c.expression.startswith(dead), (e, rows, cols, c.expression)
+                    assert c.expression in exprs.get(c.source, ()), (e, rows, cols, c)
+                    if rows == short:  # wide: skinnyperm.cu, or tileAny for whole tiles of rows
+                        assert c.kind in ("wide-perm", "tile"), (e, rows, cols, c)
 
 
 @pytest.mark.parametrize("e", (1, 2))

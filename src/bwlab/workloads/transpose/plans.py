@@ -34,9 +34,10 @@ SKINNYTILE_SMEM = 48 * 1024  # dynamic shared memory without the opt-in attribut
 # faster. Wide ones all take skinnyTile: the register kernel's wide path reached 48-68% for
 # 2-4 rows of 4 to 16 bytes (slower than torch), skinnyTile 91-94% from 5 rows.
 SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (2, 3, 4), 16: (2, 3, 4)}
-# skinnyWords (shared words of 4/E rows) where it may run, except tall float16-sized short sides
-# over 16: on the H200 (256 MiB) it took uint8 from 79-82% of memcpy to 83-93% tall and from
-# 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91%; 2-byte tall gained up to 8 points
+# skinnyWords (shared words of 4/E rows; tall only) where it may run, except float16-sized short
+# sides over 16: on the H200 (256 MiB) it took uint8 from 79-82% of memcpy to 83-93% tall and from
+# 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91% (wide ones have since gone to
+# skinnyperm.cu, below, and the wide form was removed); 2-byte tall gained up to 8 points
 # at 2 to 16 columns (but lost 4 at 4 columns with misaligned rows) and measured 89/83% against
 # skinnyTile's 89/89% at 32/64 columns. Tall uint8 short sides that do
 # not fill words (5, 7, 9, ...): 71-81% -> 76-89% with aligned rows, 70-80% -> 70-81% with
@@ -259,12 +260,12 @@ def skinny_expression(itemsize: int, short: int, tall: bool) -> str:
     return f"skinny<{itemsize},{short},{'true' if tall else 'false'},{skinny_threads(short)}>"
 
 
-def skinnytile_words(itemsize: int, short: int, tall: bool = False) -> bool:
-    """skinnyWords (1- and 2-byte elements): a shared word holds one position of 4/itemsize rows,
-    moved with one access instead of one per element. Short sides that fill words (short *
-    itemsize a multiple of 4) both ways; tall uint8 of any short side from 4 too (bundles of 4
-    rows, then the rest one by one)."""
-    return itemsize < 4 and ((short * itemsize) % 4 == 0 or (tall and itemsize == 1 and short >= 4))
+def skinnytile_words(itemsize: int, short: int, tall: bool) -> bool:
+    """skinnyWords (1- and 2-byte elements, tall only: wide ones take widePerm): a shared word
+    holds one position of 4/itemsize rows, moved with one access instead of one per element.
+    Short sides that fill words (short * itemsize a multiple of 4), and uint8 of any short side
+    from 4 (bundles of 4 rows, then the rest one by one). False for every wide matrix."""
+    return tall and itemsize < 4 and ((short * itemsize) % 4 == 0 or (itemsize == 1 and short >= 4))
 
 
 def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short: int = 0) -> str:
@@ -292,9 +293,10 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
     (tiles of 16 to 32 KiB per side) whose groups fit 48 KiB."""
     if not 1 <= short <= SKINNYTILE_MAX:
         raise ValueError(f"skinnyTile takes short sides 1..{SKINNYTILE_MAX}, got {short}")
+    if words and not tall:
+        raise ValueError("skinnyWords is tall only: wide 1- and 2-byte matrices take widePerm")
     if words and not skinnytile_words(itemsize, short, tall):
-        raise ValueError(f"skinnyWords does not take a {'tall' if tall else 'wide'} short side of {short} "
-                         f"{itemsize}-byte elements")
+        raise ValueError(f"skinnyWords does not take a short side of {short} {itemsize}-byte elements")
     gp = skinnytile_pitch(itemsize, short)
     rlog = 0
     while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
@@ -321,7 +323,7 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     - aligned extents (long rows in whole 16-byte vectors) with 2 to 4 short elements, tall
       (below 16 bytes) or wide uint8, where the register kernel needs no realignment
       (10,000,000 x 3 tall: 97-102% of memcpy on the H200, against 82-90% on skinnyTile;
-      3 x 10,000,000 uint8: 73% against 68%), unless the short side fills skinnyWords' 4-byte
+      3 x 10,000,000 uint8: 73% against 68%), unless a tall short side fills skinnyWords' 4-byte
       words (89-94% there: uint8 4, 2-byte 2 and 4); at 16 columns
       it fell to 72-80% where skinnyTile reached 80-96% (256^3 x 16, aligned);
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
@@ -390,8 +392,8 @@ def expressions() -> dict[Path, list[str]]:
     wholes += [tile_expression(e, c, "tileWholeWords") for e, cs in WORDS_CANDIDATES.items() for c in cs]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, WHOLE: wholes,
             SKINNY: skinny,
-            # wide 1- and 2-byte matrices all take widePerm: skinnyTile / skinnyWords there are no
-            # longer launched (the forced GPU tests still run them)
+            # wide 1- and 2-byte matrices all take widePerm: no wide skinnyTile for them, and
+            # skinnyWords is tall only (the forced GPU tests run exactly these instantiations)
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,)) if t or e >= 4]
             + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
@@ -461,7 +463,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                               f"{short} {side}: 4-byte words of each long row interleaved by byte permutes "
                               f"in registers, the packed side moved as 16-byte vectors")
             if skinnytile_applies(itemsize, short, long, tall, even):
-                words = skinnytile_words(itemsize, short, tall) and (not tall or short <= WORDS_TALL_MAX[itemsize])
+                words = skinnytile_words(itemsize, short, tall) and short <= WORDS_TALL_MAX[itemsize]
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
                 side = "columns" if tall else "rows"
                 how = f", shared words of {4 // itemsize} {side}" if words else ""

@@ -256,15 +256,16 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
   }
 }
 
-// skinnyWords: skinnyTile's tile for 1- and 2-byte elements whose short side fills 4-byte
+// skinnyWords: skinnyTile's TALL tile for 1- and 2-byte elements whose short side fills 4-byte
 // shared words (S*E a multiple of 4), rows taken in bundles of Q = 4/E: one shared word holds
-// one position's elements of a bundle, so a lane moves Q row vectors with 16/E word accesses
+// one position's elements of a bundle, so a lane gathers Q row vectors with 16/E word loads
 // and a register transpose (byte or half-word permutes), where skinnyTile makes one shared
-// access per element. A row vector not on the position grid (the row misaligned by m bytes)
-// is realigned in registers from the neighbouring lane's vector (one shuffle per word).
+// load per element. A row vector not on the position grid (the row misaligned by m bytes)
+// is realigned in registers from the previous lane's vector (one shuffle per word).
 // Tiles of V = 31R vectors per row: a task (bundle, block k) spans 32 lanes but emits 31
-// vectors, lane 0 (TALL) or lane 31 (WIDE) supplying only its neighbour's other half.
-// Packed side and shared layout as skinnyTile's; TALL's groups count from P0 - VE.
+// vectors, lane 0 supplying only its neighbour's first half. Packed side and shared layout as
+// skinnyTile's TALL (groups counted from P0 - VE). Tall only: wide 1- and 2-byte matrices
+// take widePerm (skinnyperm.cu).
 
 // 4x4 bytes (or 2x2 half-words) of 4 (2) words transposed in place: word i's byte r <-> word r's byte i.
 __device__ __forceinline__ void swap4(unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
@@ -285,26 +286,25 @@ __device__ __forceinline__ void swap2(unsigned& a, unsigned& b) {
 // Word j of a vector (j known after unrolling).
 __device__ __forceinline__ unsigned& word(uint4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
 
-// a[i]'s element r <-> a[r]'s element i, for the Q = 4/E words of a block (an involution).
+// a[i]'s element r <-> a[r]'s element i, for the Q = 4/E words of a block.
 template <int E>
 __device__ __forceinline__ void swap_block(unsigned (&a)[4 / E]) {
   if constexpr (E == 1) swap4(a[0], a[1], a[2], a[3]);
   else swap2(a[0], a[1]);
 }
 
-// w[i]: position i's elements of the Q rows of a bundle; y[r]: row r's 16/E positions. TO_ROWS:
-// y from w, else w from y.
-template <int E, bool TO_ROWS>
+// w[i]: position i's elements of the Q rows of a bundle; y[r]: row r's 16/E positions, from w.
+template <int E>
 __device__ __forceinline__ void exchange(unsigned (&w)[16 / E], uint4 (&y)[4 / E]) {
   constexpr int Q = 4 / E;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     unsigned a[Q];
 #pragma unroll
-    for (int r = 0; r < Q; ++r) a[r] = TO_ROWS ? w[Q * j + r] : word(y[r], j);
+    for (int r = 0; r < Q; ++r) a[r] = w[Q * j + r];
     swap_block<E>(a);
 #pragma unroll
-    for (int r = 0; r < Q; ++r) (TO_ROWS ? word(y[r], j) : w[Q * j + r]) = a[r];
+    for (int r = 0; r < Q; ++r) word(y[r], j) = a[r];
   }
 }
 
@@ -318,14 +318,16 @@ __device__ __forceinline__ unsigned word_at(const byte* p, int i, int SE) {
   return k == 0 ? a[0] : __funnelshift_r(a[0], a[1], 8 * k);
 }
 
-// M: S*E % 4. M = 0: every row in a bundle. M != 0 (TALL, 1-byte elements): the first S/4*4
-// rows in bundles through word_at, the S % 4 left one by one (one shared access per element).
+// M: S*E % 4. M = 0: every row in a bundle. M != 0 (1-byte elements): the first S/4*4 rows
+// in bundles through word_at, the S % 4 left one by one (one shared access per element).
+// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M]>).
 template <int E, bool TALL, int M = 0>
-__global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
+__global__ void __launch_bounds__(ST_THREADS, 3)
 skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
             u64 in_hi) {
+  static_assert(TALL, "skinnyWords is tall only: wide 1- and 2-byte matrices take widePerm (skinnyperm.cu)");
   static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
-  static_assert(M == 0 || (TALL && E == 1 && M < 4), "short sides not filling words: tall uint8 only");
+  static_assert(M == 0 || (E == 1 && M < 4), "short sides not filling words: uint8 only");
   constexpr int VE = 16 / E, Q = 4 / E;
   extern __shared__ __align__(16) byte sm[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -334,91 +336,45 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   const int tasks = (M == 0 ? NB : NB + S - NB * Q) << rlog;
   const i64 t = blockIdx.x;
   const i64 rowbytes = n * E;
-  const int NC = (V + (TALL ? 1 : 0)) * S;
-  const i64 cbase = (t * V - (TALL ? 1 : 0)) * S;
+  const int NC = (V + 1) * S;  // packed vectors of the tile
+  const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
   const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
 
-  if (TALL) {
-    packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi);  // NC <= 31*64 + 64
-    __syncthreads();
-    // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
-    // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
-    auto emit = [&](int row, int G, uint4 y) {
-      const i64 rs = row * rowbytes;
-      const int m = (int)(rs & 15);
-      uint4 x = y;
-      if (!aligned) {
-        const uint4 prev = shfl(y, (lane + 31) & 31);
-        if (m) x = realign(prev, y, 16 - m);
-      }
-      const u64 lo = reinterpret_cast<u64>(out) + rs;
-      if (lane > 0) store16_clipped<E>(out + 16 * ((rs >> 4) + t * V + G - 1), x, lo, lo + rowbytes);
-    };
-    // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
-    // others single rows.
-    for (int q = warp; q < tasks; q += ST_THREADS / 32) {
-      const int u = q >> rlog, G = 31 * (q & (R - 1)) + lane;
-      if (M == 0 || u < NB) {
-        const byte* p = sm + G * gp + 4 * u;
-        unsigned w[VE];
-#pragma unroll
-        for (int i = 0; i < VE; ++i) w[i] = word_at<M>(p, i, SE);
-        uint4 y[Q];
-        exchange<E, true>(w, y);
-#pragma unroll
-        for (int r = 0; r < Q; ++r) emit(Q * u + r, G, y[r]);
-      } else {
-        const int row = Q * NB + u - NB;
-        const byte* p = sm + G * gp + row * E;
-        uint4 y = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-        for (int i = 0; i < VE; ++i) set_elem<E>(y, i, *reinterpret_cast<const typename Piece<E>::T*>(p + i * SE));
-        emit(row, G, y);
-      }
+  packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi);  // NC <= 31*64 + 64
+  __syncthreads();
+  // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
+  // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
+  auto emit = [&](int row, int G, uint4 y) {
+    const i64 rs = row * rowbytes;
+    const int m = (int)(rs & 15);
+    uint4 x = y;
+    if (!aligned) {
+      const uint4 prev = shfl(y, (lane + 31) & 31);
+      if (m) x = realign(prev, y, 16 - m);
     }
-  } else {
-    // Row side: lane of task (bundle b, block k) loads vector 31k + lane of each row of b;
-    // lanes < 31 store group 31k + lane (its vector's last 16 - m bytes, the next one's first m).
-    constexpr int TPW = 2 * E;  // tasks per warp at most: S*R <= 64 gives 64/Q tasks over 8 warps
-    uint4 v[TPW][Q];
+    const u64 lo = reinterpret_cast<u64>(out) + rs;
+    if (lane > 0) store16_clipped<E>(out + 16 * ((rs >> 4) + t * V + G - 1), x, lo, lo + rowbytes);
+  };
+  // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
+  // others single rows.
+  for (int q = warp; q < tasks; q += ST_THREADS / 32) {
+    const int u = q >> rlog, G = 31 * (q & (R - 1)) + lane;
+    if (M == 0 || u < NB) {
+      const byte* p = sm + G * gp + 4 * u;
+      unsigned w[VE];
 #pragma unroll
-    for (int i = 0; i < TPW; ++i) {
-      const int q = warp + i * (ST_THREADS / 32);
+      for (int i = 0; i < VE; ++i) w[i] = word_at<M>(p, i, SE);
+      uint4 y[Q];
+      exchange<E>(w, y);
 #pragma unroll
-      for (int r = 0; r < Q; ++r) {
-        v[i][r] = make_uint4(0u, 0u, 0u, 0u);
-        if (q < tasks) {
-          const i64 rs = (Q * (q >> rlog) + r) * rowbytes;
-          v[i][r] = load16_guarded(in + 16 * ((rs >> 4) + t * V + 31 * (q & (R - 1)) + lane), in_lo, in_hi);
-        }
-      }
+      for (int r = 0; r < Q; ++r) emit(Q * u + r, G, y[r]);
+    } else {
+      const int row = Q * NB + u - NB;
+      const byte* p = sm + G * gp + row * E;
+      uint4 y = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+      for (int i = 0; i < VE; ++i) set_elem<E>(y, i, *reinterpret_cast<const typename Piece<E>::T*>(p + i * SE));
+      emit(row, G, y);
     }
-#pragma unroll
-    for (int i = 0; i < TPW; ++i) {
-      const int q = warp + i * (ST_THREADS / 32);
-      if (q < tasks) {  // warp-uniform: the shuffles below see every lane
-        const int b = q >> rlog, G = 31 * (q & (R - 1)) + lane;
-        uint4 y[Q];
-#pragma unroll
-        for (int r = 0; r < Q; ++r) {
-          const int m = (int)(((Q * b + r) * rowbytes) & 15);
-          y[r] = v[i][r];
-          if (!aligned) {
-            const uint4 next = shfl(v[i][r], (lane + 1) & 31);
-            if (m) y[r] = realign(v[i][r], next, m);
-          }
-        }
-        unsigned w[VE];
-        exchange<E, false>(w, y);
-        byte* p = sm + G * gp + 4 * b;
-        if (lane < 31) {
-#pragma unroll
-          for (int k = 0; k < VE; ++k) *reinterpret_cast<unsigned*>(p + k * SE) = w[k];
-        }
-      }
-    }
-    __syncthreads();
-    const u64 o_lo = reinterpret_cast<u64>(out);
-    shared_to_packed<E>(sm, out, cbase, NC, S, gp, o_lo, o_lo + (u64)(rowbytes * S));
   }
 }
