@@ -68,6 +68,12 @@ def test_gpu_commands_without_a_gpu_fail_with_one_line(args, tmp_path):
     (["bench", "transpose", "--peers", "numpy"], "not among"),
     (["bench", "transpose", "--dtypes", "float7"], "dtype must be one of"),
     (["bench", "transpose", "--suite", "nope"], "--suite: nope not among"),
+    (["bench", "softmax", "--suite", "log", "--shapes", "64x64"], "--suite and --shapes: pass one"),
+    (["bench", "softmax", "--param", "op=backward"], "pass --shapes too"),
+    (["bench", "softmax", "--shapes", "64x64", "--param", "dim"], "KEY=VALUE"),
+    (["bench", "softmax", "--shapes", "64x64", "--param", "dim=2"], "--shapes/--param: "),
+    (["bench", "softmax", "--shapes", "64x64", "--param", "op=sideways"], "--shapes/--param: "),
+    (["bench", "transpose", "--shapes", "64x64", "--param", "dim=1"], "takes no parameters"),
     (["sweep", "transpose", "--sizes", "9..1"], "sizes must be"),
     (["sweep", "transpose", "--blocks", "32"], "must look like 32x8"),
     (["sweep", "transpose", "--sizes", "256..512", "--variants"], "choose one of"),
@@ -78,6 +84,25 @@ def test_wrong_values_are_refused_at_the_door(args, words):
     res = invoke(*args)
     assert res.exit_code == 2, res.output
     assert words in res.output and "Traceback" not in res.output
+
+
+def test_bench_shapes_take_their_parameters_from_param():
+    from bwlab.cli.bench import bench_cases
+    from bwlab.workloads import get
+
+    w = get("softmax")
+    cases = bench_cases(w, None, "1024x131072,4x32768x1024", None, {"op": "backward", "dim": "1"})
+    assert [(c.shape, c.dtype) for c in cases] == [((1024, 131072), d) for d in ("float32", "bfloat16")] + [
+        ((4, 32768, 1024), d) for d in ("float32", "bfloat16")]
+    assert all(c.param("op") == "backward" and c.param("dim") == 1 for c in cases)
+    log = bench_cases(w, None, "64x4194304", "bfloat16", {"log": "true"})
+    assert [(c.dtype, c.param("dim"), c.param("log")) for c in log] == [("bfloat16", -1, True)]
+    plain = bench_cases(w, None, "64x64", None, {})
+    assert all(c.param("dim") == -1 and not c.param("log") and c.param("op", "forward") == "forward" for c in plain)
+    assert bench_cases(w, None, None, None, {}) == w.bench_cases("main")
+    perm = bench_cases(get("permute"), None, "8x16x32", None, {})[0]
+    assert perm.param("dims") == (2, 1, 0)  # the reversal, as `bwlab run permute --shape` takes it
+    assert bench_cases(get("permute"), None, "8x16x32", None, {"dims": "2,0,1"})[0].param("dims") == (2, 0, 1)
 
 
 def test_kernels_lists_every_kernel_without_gpu():

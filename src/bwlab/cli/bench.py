@@ -6,9 +6,8 @@ from typing import Optional
 
 import typer
 
-from ..core.workload import Case
-from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, console, handled, parse, parse_list, print_tables,
-                     require_gpu, results_folder, workload, written)
+from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, console, handled, parse, parse_list, parse_params,
+                     print_tables, require_gpu, results_folder, workload, written)
 
 FILES = ("bench.json", "bench.txt", "bench.png")
 
@@ -17,11 +16,15 @@ FILES = ("bench.json", "bench.txt", "bench.png")
 def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose public API is timed"),
           out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
-          suite: str = typer.Option("main", "--suite", metavar="S1,S2", help="case suites, comma-separated, "
-                                    "or 'all' (transpose: main, misaligned, skinny, views, small; "
-                                    "softmax: main, log, backward, small)"),
-          shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2", help="cases, e.g. 16384x16384,256x4096x4096 "
-                                               "(instead of the suites' shapes)"),
+          suite: Optional[str] = typer.Option(None, "--suite", metavar="S1,S2", help="case suites, comma-separated, "
+                                              "or 'all' (transpose: main, misaligned, skinny, views, small; "
+                                              "softmax: main, log, backward, small; default: main)"),
+          shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2",
+                                               help="cases, e.g. 16384x16384,256x4096x4096 (instead of the "
+                                               "suites' cases)"),
+          param: Optional[list[str]] = typer.Option(None, "--param", metavar="KEY=VALUE",
+                                                    help="a parameter of the --shapes cases, repeatable, e.g. "
+                                                    "dim=1, log=true or op=backward for softmax"),
           dtypes: Optional[str] = typer.Option(None, "--dtypes", metavar="D1,D2", help="dtypes, or 'all' "
                                                "(default: one per element size)"),
           peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to time (default: all)"),
@@ -48,31 +51,13 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     if name == "distributed":  # the multi-GPU transpose: every rank of torchrun runs this
         from .distributed import bench_distributed
 
-        return bench_distributed(out, suite, shapes, dtypes, peers, reps, warmup, seed, force)
+        if param:
+            raise bad("--param: the distributed bench takes no case parameters")
+        return bench_distributed(out, suite or "main", shapes, dtypes, peers, reps, warmup, seed, force)
     from ..lab.bench import run_bench
 
     w = workload(name)
-    suites = list(w.bench_suites) if suite == "all" else parse_list(suite) or ["main"]
-    unknown = [s for s in suites if s not in w.bench_suites]
-    if unknown:
-        raise bad(f"--suite: {', '.join(unknown)} not among {', '.join(w.bench_suites)}")
-    defaults = [c for s in suites for c in w.bench_cases(s, all_dtypes=dtypes == "all")]
-    if shapes:
-        shape_list = [parse("--shapes", w.parse_case, s, None).shape for s in parse_list(shapes)]
-        dtype_list = list(dict.fromkeys(c.dtype for c in defaults)) if dtypes in (None, "all") else parse_list(dtypes)
-        cases = list(dict.fromkeys(Case(s, d) for s in dict.fromkeys(shape_list) for d in dtype_list))
-    elif dtypes in (None, "all"):
-        cases = defaults
-    else:  # the suites' cases of these dtypes
-        chosen = parse_list(dtypes)
-        for d in chosen:
-            parse("--dtypes", w.parse_case, "x".join(map(str, w.default_case().shape)), d)
-        all_cases = [c for s in suites for c in w.bench_cases(s, all_dtypes=True)]
-        cases = [c for c in all_cases if c.dtype in chosen]
-        if not cases:
-            raise bad(f"--dtypes: no case of {', '.join(suites)} has dtype {', '.join(chosen)}; pass --shapes too")
-    for c in cases:
-        parse("--dtypes", w.parse_case, "x".join(map(str, c.shape)), c.dtype)
+    cases = bench_cases(w, suite, shapes, dtypes, parse_params(param))
     peer_list = parse_list(peers) or list(w.bench_peers)
     unknown = [p for p in peer_list if p not in w.bench_peers]
     if unknown:
@@ -96,3 +81,34 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     written(folder / "bench.json", folder / "bench.txt", folder / "bench.png")
     if any(r.correct is False for r in run_doc.records if r.name == "bwlab"):
         raise typer.Exit(3)
+
+
+def bench_cases(w, suite: Optional[str], shapes: Optional[str], dtypes: Optional[str], params: dict) -> list:
+    """The cases of --suite, or of --shapes with --param, in the dtypes of --dtypes (default: the
+    suites'); a one-line error for anything the workload does not take."""
+    if shapes and suite is not None:
+        raise bad("--suite and --shapes: pass one (--shapes replaces the suites' cases; --param sets their "
+                  "parameters, e.g. --param op=backward)")
+    if params and not shapes:
+        raise bad("--param sets the parameters of --shapes cases: pass --shapes too")
+    suite = suite or "main"
+    suites = list(w.bench_suites) if suite == "all" else parse_list(suite) or ["main"]
+    unknown = [s for s in suites if s not in w.bench_suites]
+    if unknown:
+        raise bad(f"--suite: {', '.join(unknown)} not among {', '.join(w.bench_suites)}")
+    chosen = None if dtypes in (None, "all") else parse_list(dtypes)
+    for d in chosen or []:
+        parse("--dtypes", w.parse_case, "x".join(map(str, w.default_case().shape)), d)
+    defaults = [c for s in suites for c in w.bench_cases(s, all_dtypes=dtypes == "all")]
+    if shapes:
+        dtype_list = chosen or list(dict.fromkeys(c.dtype for c in defaults))
+        what = "--shapes/--param" if params else "--shapes"
+        return list(dict.fromkeys(parse(what, w.parse_case, s, d, **params)
+                                  for s in dict.fromkeys(parse_list(shapes)) for d in dtype_list))
+    if chosen is None:
+        return defaults
+    all_cases = [c for s in suites for c in w.bench_cases(s, all_dtypes=True)]
+    cases = [c for c in all_cases if c.dtype in chosen]
+    if not cases:
+        raise bad(f"--dtypes: no case of {', '.join(suites)} has dtype {', '.join(chosen)}; pass --shapes too")
+    return cases

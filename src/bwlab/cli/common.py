@@ -57,6 +57,17 @@ def parse_list(text: Optional[str]) -> Optional[list[str]]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+def parse_params(items: Optional[list[str]]) -> dict:
+    """['dim=0', 'log=true'] -> {'dim': '0', 'log': 'true'}; one-line error otherwise."""
+    out = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise bad(f"--param must look like KEY=VALUE (e.g. dim=0), got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def parse_pair(text: str, what: str) -> tuple[int, int]:
     """'32x8' -> (32, 8); a clear error otherwise."""
     parts = text.lower().replace("*", "x").split("x")

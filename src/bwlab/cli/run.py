@@ -10,8 +10,8 @@ import typer
 from ..core.errors import UserError
 from ..core.files import output_folder
 from .common import (FORCE_HELP, REPS_HELP, SEED_HELP, WARMUP_HELP, bad, command_line, console, err, handled, parse,
-                     parse_list, parse_pair, print_tables, progress, require_gpu, results_folder, save_incomplete,
-                     workloads, written)
+                     parse_list, parse_pair, parse_params, print_tables, progress, require_gpu, results_folder,
+                     save_incomplete, workloads, written)
 
 WRONG_EXIT = 3  # a kernel or peer gave a wrong result
 
@@ -104,17 +104,6 @@ def case_folder(case) -> str:
     """A folder name for one of several ladder cases: '16x8192x1024-float32-dim1'."""
     extra = "".join(f"-{k}{v}" for k, v in case.params)
     return f"{'x'.join(map(str, case.shape))}-{case.dtype}{extra}".replace("=", "")
-
-
-def parse_params(items: Optional[list[str]]) -> dict:
-    """['dim=0', 'log=true'] -> {'dim': '0', 'log': 'true'}; one-line error otherwise."""
-    out = {}
-    for item in items or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            raise bad(f"--param must look like KEY=VALUE (e.g. dim=0), got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def _write(run_doc, folder: Path, raw: Optional[str]) -> bool:
