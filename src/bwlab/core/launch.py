@@ -187,9 +187,18 @@ class PackedLaunch:
         self._dims = (*(int(v) for v in grid), *(int(v) for v in block))
         self._shared = int(shared)
         self._lock = threading.Lock()
+        # most calls rewrite just the two data pointers: set directly, about a microsecond less
+        self._two = len(args) >= 2 and all(t in ("ptr", "u64") for t, _ in args[:2])
 
     def __call__(self, stream: int, *leading) -> None:
         """Launch with the first len(leading) arguments replaced."""
+        if len(leading) == 2 and self._two:
+            with self._lock:
+                self._args.a0, self._args.a1 = leading
+                err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
+            if err:
+                self._failed(err, stream, dict(enumerate(leading)))
+            return
         self.call_at(stream, dict(enumerate(leading)))
 
     def call_at(self, stream: int, values: dict) -> None:
@@ -198,11 +207,18 @@ class PackedLaunch:
             for i, v in values.items():
                 setattr(self._args, self._names[i], v)
             err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
-            if err == _INVALID_CONTEXT:
-                # A host thread that has not yet made any CUDA runtime call has no current
-                # context (torch's autograd thread, when a bwlab op is its first CUDA work):
-                # bind the runtime's device's primary context to this thread and launch again.
-                _bind_context()
+        if err:
+            self._failed(err, stream, values)
+
+    def _failed(self, err: int, stream: int, values: dict) -> None:
+        if err == _INVALID_CONTEXT:
+            # A host thread that has not yet made any CUDA runtime call has no current
+            # context (torch's autograd thread, when a bwlab op is its first CUDA work):
+            # bind the runtime's device's primary context to this thread and launch again.
+            _bind_context()
+            with self._lock:  # another thread may have launched meanwhile: set the arguments again
+                for i, v in values.items():
+                    setattr(self._args, self._names[i], v)
                 err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
         if err:
             raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")

@@ -1,0 +1,68 @@
+"""PackedLaunch without a GPU: a fake driver reads back the packed arguments at each launch, so
+the pointers a call passes must land in the right slots, by the two-pointer fast path and by
+call_at alike, and a launch retried after binding a context passes the same arguments."""
+import ctypes
+
+import pytest
+
+from bwlab.core import launch
+
+
+class FakeDriver:
+    def __init__(self, fail_first=0):
+        self.seen, self.fail_first = [], fail_first
+
+    def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        p = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        args = [ctypes.c_uint64.from_address(p[i]).value for i in range(5)]
+        self.seen.append(((gx, gy, gz, bx, by, bz), shared, stream, args))
+        if self.fail_first:
+            self.fail_first -= 1
+            return launch._INVALID_CONTEXT
+        return 0
+
+
+class Fn:
+    ptr = 1234
+
+
+@pytest.fixture
+def driver(monkeypatch):
+    d = FakeDriver()
+    monkeypatch.setattr(launch, "_driver", lambda: d)
+    monkeypatch.setattr(launch, "_bind_context", lambda: None)
+    return d
+
+
+def _packed():
+    return launch.PackedLaunch(Fn(), (3, 1, 1), (256, 1, 1), [("ptr", 0), ("ptr", 0), ("i64", 7), ("u64", 0),
+                                                               ("u64", 0)], shared=96)
+
+
+def test_two_pointers_and_any_positions_land_in_their_slots(driver):
+    k = _packed()
+    k(11, 0xA000, 0xB000)
+    k.call_at(12, {0: 0xC000, 1: 0xD000, 3: 5, 4: 6})
+    k(13, 0xE000)  # one leading argument: the general path
+    assert driver.seen == [((3, 1, 1, 256, 1, 1), 96, 11, [0xA000, 0xB000, 7, 0, 0]),
+                           ((3, 1, 1, 256, 1, 1), 96, 12, [0xC000, 0xD000, 7, 5, 6]),
+                           ((3, 1, 1, 256, 1, 1), 96, 13, [0xE000, 0xD000, 7, 5, 6])]
+
+
+@pytest.mark.parametrize("call", [lambda k: k(5, 0x10, 0x20), lambda k: k.call_at(5, {0: 0x10, 1: 0x20})])
+def test_a_launch_without_a_context_is_retried_with_the_same_arguments(driver, call):
+    driver.fail_first = 1
+    k = _packed()
+    call(k)
+    assert len(driver.seen) == 2 and driver.seen[0] == driver.seen[1]
+    assert driver.seen[1][3][:2] == [0x10, 0x20]
+
+
+def test_a_failed_launch_raises(monkeypatch):
+    class Broken(FakeDriver):
+        def cuLaunchKernel(self, *a):
+            return 700
+
+    monkeypatch.setattr(launch, "_driver", lambda: Broken())
+    with pytest.raises(RuntimeError, match="error 700"):
+        _packed()(1, 2, 3)
