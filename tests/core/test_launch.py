@@ -9,8 +9,12 @@ from bwlab.core import launch
 
 
 class FakeDriver:
+    """Records each launch's arguments. fail_first: that many launches fail for want of a
+    context, and each failing one overwrites the pointer slots, as another thread's launch
+    between the failure and the retry would."""
+
     def __init__(self, fail_first=0):
-        self.seen, self.fail_first = [], fail_first
+        self.seen, self.fail_first, self.binds = [], fail_first, 0
 
     def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         p = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
@@ -18,6 +22,8 @@ class FakeDriver:
         self.seen.append(((gx, gy, gz, bx, by, bz), shared, stream, args))
         if self.fail_first:
             self.fail_first -= 1
+            for i in range(2):
+                ctypes.c_uint64.from_address(p[i]).value = 0xDEAD
             return launch._INVALID_CONTEXT
         return 0
 
@@ -30,7 +36,7 @@ class Fn:
 def driver(monkeypatch):
     d = FakeDriver()
     monkeypatch.setattr(launch, "_driver", lambda: d)
-    monkeypatch.setattr(launch, "_bind_context", lambda: None)
+    monkeypatch.setattr(launch, "_bind_context", lambda: setattr(d, "binds", d.binds + 1))
     return d
 
 
@@ -54,7 +60,7 @@ def test_a_launch_without_a_context_is_retried_with_the_same_arguments(driver, c
     driver.fail_first = 1
     k = _packed()
     call(k)
-    assert len(driver.seen) == 2 and driver.seen[0] == driver.seen[1]
+    assert driver.binds == 1 and len(driver.seen) == 2 and driver.seen[0] == driver.seen[1]
     assert driver.seen[1][3][:2] == [0x10, 0x20]
 
 

@@ -55,6 +55,7 @@ def test_p2p_without_a_gpu_says_so_in_one_line(tmp_path):
     (["bench", "distributed", "--peers", "numpy"], "--peers: numpy not among torch, all_to_all"),
     (["bench", "distributed", "--shapes", "0x5"], "extents must be positive"),
     (["bench", "distributed", "--shapes", "4x4x4"], "rows x columns"),
+    (["bench", "distributed", "--param", "dim=1"], "the distributed bench takes no case parameters"),
 ])
 def test_wrong_values_are_refused_at_the_door(args, words):
     res = invoke(*args)

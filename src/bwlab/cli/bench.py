@@ -20,11 +20,11 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
                                               "or 'all' (transpose: main, misaligned, skinny, views, small; "
                                               "softmax: main, log, backward, small; default: main)"),
           shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2",
-                                               help="cases, e.g. 16384x16384,256x4096x4096 (instead of the "
-                                               "suites' cases)"),
+                                               help="cases, e.g. 16384x16384,256x4096x4096 (instead of "
+                                               "--suite)"),
           param: Optional[list[str]] = typer.Option(None, "--param", metavar="KEY=VALUE",
-                                                    help="a parameter of the --shapes cases, repeatable, e.g. "
-                                                    "dim=1, log=true or op=backward for softmax"),
+                                                    help="a parameter of the --shapes cases, repeatable: dim=1, "
+                                                    "log=true or op=backward for softmax, dims=2,0,1 for permute"),
           dtypes: Optional[str] = typer.Option(None, "--dtypes", metavar="D1,D2", help="dtypes, or 'all' "
                                                "(default: one per element size)"),
           peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to time (default: all)"),
@@ -51,9 +51,7 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
     if name == "distributed":  # the multi-GPU transpose: every rank of torchrun runs this
         from .distributed import bench_distributed
 
-        if param:
-            raise bad("--param: the distributed bench takes no case parameters")
-        return bench_distributed(out, suite or "main", shapes, dtypes, peers, reps, warmup, seed, force)
+        return bench_distributed(out, suite or "main", shapes, dtypes, peers, reps, warmup, seed, force, param)
     from ..lab.bench import run_bench
 
     w = workload(name)
@@ -90,7 +88,10 @@ def bench_cases(w, suite: Optional[str], shapes: Optional[str], dtypes: Optional
         raise bad("--suite and --shapes: pass one (--shapes replaces the suites' cases; --param sets their "
                   "parameters, e.g. --param op=backward)")
     if params and not shapes:
-        raise bad("--param sets the parameters of --shapes cases: pass --shapes too")
+        raise bad("--param sets the parameters of --shapes cases: pass --shapes (instead of --suite)")
+    for option, value in (("--shapes", shapes), ("--dtypes", dtypes), ("--suite", suite)):
+        if value is not None and not parse_list(value):
+            raise bad(f"{option}: nothing given")
     suite = suite or "main"
     suites = list(w.bench_suites) if suite == "all" else parse_list(suite) or ["main"]
     unknown = [s for s in suites if s not in w.bench_suites]
@@ -110,5 +111,6 @@ def bench_cases(w, suite: Optional[str], shapes: Optional[str], dtypes: Optional
     all_cases = [c for s in suites for c in w.bench_cases(s, all_dtypes=True)]
     cases = [c for c in all_cases if c.dtype in chosen]
     if not cases:
-        raise bad(f"--dtypes: no case of {', '.join(suites)} has dtype {', '.join(chosen)}; pass --shapes too")
+        raise bad(f"--dtypes: no case of {', '.join(suites)} has dtype {', '.join(chosen)}; pass --shapes "
+                  "(instead of --suite)")
     return cases

@@ -64,6 +64,8 @@ def parse_params(items: Optional[list[str]]) -> dict:
         key, eq, value = item.partition("=")
         if not eq or not key.strip() or not value.strip():
             raise bad(f"--param must look like KEY=VALUE (e.g. dim=0), got {item!r}")
+        if key.strip() in out:
+            raise bad(f"--param: {key.strip()} given twice")
         out[key.strip()] = value.strip()
     return out
 

@@ -152,10 +152,13 @@ def _dtypes(torch, text: Optional[str]) -> list:
 
 
 def bench_distributed(out: Optional[Path], suite: str, shapes: Optional[str], dtypes: Optional[str],
-                      peers: Optional[str], reps: Optional[int], warmup: int, seed: int, force: bool) -> None:
+                      peers: Optional[str], reps: Optional[int], warmup: int, seed: int, force: bool,
+                      param: Optional[list] = None) -> None:
     """`bwlab bench distributed`: every rank of torchrun runs it; only rank 0 prints and writes."""
     rank = int(os.environ.get("RANK", "0"))
     try:
+        if param:
+            raise bad("--param: the distributed bench takes no case parameters")
         _bench(out, suite, shapes, dtypes, peers, reps, warmup, seed, force, rank)
     except UserError as exc:
         if rank != 0:   # rank 0 says it once

@@ -57,6 +57,8 @@ class MatmulWorkload(Workload):
         dtype = dtype or self.default_case().dtype
         if dtype not in self.dtypes:
             raise ValueError(f"dtype must be one of {', '.join(self.dtypes)}, got {dtype!r}")
+        if params:
+            raise ValueError(f"matmul takes no parameters, got {', '.join(sorted(params))}")
         return Case(tuple(dims), dtype)
 
     def size_case(self, n: int, dtype: str) -> Case:

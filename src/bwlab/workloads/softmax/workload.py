@@ -90,7 +90,10 @@ class SoftmaxWorkload(Workload):
             raise ValueError(f"dim must be an integer, got {params['dim']!r}") from None
         calls.split(dims, dim)
         extra: tuple = (("dim", dim),)
-        if str(params.get("log", "false")).lower() in ("1", "true", "yes"):
+        log = str(params.get("log", "false")).lower()
+        if log not in ("1", "true", "yes", "0", "false", "no"):
+            raise ValueError(f"log must be true or false, got {params['log']!r}")
+        if log in ("1", "true", "yes"):
             extra += (("log", True),)
         op = params.get("op", "forward")
         if op not in ("forward", "backward"):
