@@ -157,17 +157,7 @@ struct Share {
       if ((t & 31) < LANES) red[(t / 32) * COLS + c + k] = s[k];
     }
     __syncthreads();
-    if (t < COLS) {
-      State u = red[t];
-      for (int w = 1; w < WARPS; ++w) u = Op::merge(u, red[w * COLS + t]);
-      part[t] = u;
-    }
-    cluster_sync();
-    if (t < COLS) fin[t] = Op::finish(merge_cluster<Op, C>(part + t));
-    // this block is done reading the others' `part`: arrive now, wait (after the output is
-    // written) before `part` is rewritten or the block exits
-    cluster_arrive();
-    __syncthreads();  // `fin` for every thread
+    meet<Op, C, WARPS, COLS, THREADS>(red, part, fin);
   }
 
   // The output of `rows` rows from the copy on chip, 16-byte stores; a thread's packs share

@@ -68,16 +68,8 @@ colsSpread(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
 #pragma unroll
       for (int v = 0; v < V; ++v) red[t / 32][p * V + v] = s[v];
     __syncthreads();
-    if (t < COLS) {
-      State u = red[0][t];
-      for (int w = 1; w < WARPS; ++w) u = Op::merge(u, red[w][t]);
-      part[t] = u;
-    }
     // 3. the cluster's C states per column
-    cluster_sync();
-    if (t < COLS) fin[t] = Op::finish(merge_cluster<Op, C>(part + t));
-    cluster_arrive();  // done reading the others' `part`; waited for before it is rewritten
-    __syncthreads();   // `fin` for every thread
+    meet<Op, C, WARPS, COLS, THREADS>(&red[0][0], part, fin);
     // 4. the output from the registers
     State f[V];
 #pragma unroll

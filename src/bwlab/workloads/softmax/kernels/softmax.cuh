@@ -338,14 +338,51 @@ __device__ __forceinline__ State load_remote(const State* local, unsigned rank) 
   asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "r"(remote) : "memory");
   return s;
 }
-// The C blocks' states at `local` merged, all C loads in flight before the first merge (one
-// round trip, not C).
-template <class Op, int C>
-__device__ __forceinline__ State merge_cluster(const State* local) {
-  State u[C];
+// u[0] = the merge of u[0..N): pairwise, log2(N) steps deep rather than a chain of N - 1 (a
+// forward merge is a dependent ex2, multiply and compares).
+template <class Op, int N>
+__device__ __forceinline__ State merge_tree(State (&u)[N]) {
 #pragma unroll
-  for (int k = 0; k < C; ++k) u[k] = load_remote(local, k);
+  for (int w = 1; w < N; w <<= 1)
 #pragma unroll
-  for (int k = 1; k < C; ++k) u[0] = Op::merge(u[0], u[k]);
+    for (int i = 0; i + w < N; i += 2 * w) u[i] = Op::merge(u[i], u[i + w]);
   return u[0];
+}
+
+// A cluster's meeting: the warps' partial states (red, [WARPS][COLS]; written before a
+// __syncthreads) to one finished state per column in `fin`, through `part` (this block's
+// states, read by the cluster's C blocks). Every thread of every block of the cluster calls it;
+// it arrives at the cluster barrier that the caller waits on (cluster_wait) before `part` is
+// rewritten or the block exits. A forward merge is a dependent ex2 and compares; on a cluster
+// of 16, F = THREADS / COLS adjacent threads take a column: each merges every F-th warp partial
+// and every F-th block's state, then their lanes merge by shuffles (on the H200, bfloat16
+// softmax down [16, 8192, 1024] dim 1 went from 54-55% of a copy to 57-58%, where one thread a
+// column merged 7 and then 15 states in a row). On clusters of 2 and 4 the forward lost 1-3
+// points that way, and a gradient's merge (one add) lost up to 5, so those keep one thread a
+// column (its states merged as a tree).
+template <class Op, int C, int WARPS, int COLS, int THREADS>
+__device__ __forceinline__ void meet(const State* red, State* part, State* fin) {
+  constexpr int F = Op::IN == 1 && C > 8 ? THREADS / COLS : 1;
+  constexpr int FW = F < WARPS ? F : WARPS, FC = F < C ? F : C;  // lanes holding something
+  static_assert(F * COLS <= THREADS && 32 % F == 0, "F adjacent lanes a column");
+  const int col = threadIdx.x / F, j = threadIdx.x % F;
+  if (col < COLS) {  // every thread when F > 1: the shuffles' lanes are all here
+    State u[(WARPS + F - 1) / F];
+#pragma unroll
+    for (int i = 0; i < (WARPS + F - 1) / F; ++i)
+      u[i] = j + i * F < WARPS ? red[(j + i * F) * COLS + col] : Op::empty();
+    const State mine = warp_merge<Op, FW>(merge_tree<Op, (WARPS + F - 1) / F>(u));
+    if (j == 0) part[col] = mine;
+  }
+  cluster_sync();
+  if (col < COLS) {
+    State v[(C + F - 1) / F];
+#pragma unroll
+    for (int i = 0; i < (C + F - 1) / F; ++i)
+      v[i] = j + i * F < C ? load_remote(part + col, j + i * F) : Op::empty();
+    const State all = warp_merge<Op, FC>(merge_tree<Op, (C + F - 1) / F>(v));
+    if (j == 0) fin[col] = Op::finish(all);
+  }
+  cluster_arrive();  // done reading the others' `part`
+  __syncthreads();   // `fin` for every thread
 }
