@@ -100,6 +100,48 @@ def test_refusals_leave_out_untouched(bad):
     assert bool((out == 7.0).all())
 
 
+@pytest.mark.parametrize("kind", ["torch", "cupy"])
+@pytest.mark.parametrize("shape,dim", [((4, 3000, 128), 1), ((64, 513), -1), ((3, 70000, 2), 1)], ids=str)
+def test_repeated_calls_take_the_fast_path_and_stay_checked(kind, shape, dim):
+    """The second and later calls with one signature skip the checks (the fast path): fresh data
+    each time, a new result and out=, the backward pass with its workspace (the last shape runs
+    three launches), an explicit stream, and out overlapping x or grad still refused with out
+    untouched."""
+    from bwlab.workloads.softmax import calls
+
+    cupy = pytest.importorskip("cupy")
+
+    def mk(t):
+        return t if kind == "torch" else cupy.from_dlpack(t)
+
+    def back(a):
+        return a if kind == "torch" else torch.from_dlpack(a)
+
+    for i in range(3):
+        x = torch.randn(shape, device="cuda") * (i + 1)
+        g = torch.randn(shape, device="cuda")
+        y = back(bwlab.softmax(mk(x), dim))
+        same_as_torch(y, torch.softmax(x, dim), "float32", torch.softmax(x.double(), dim))
+        out = torch.full_like(x, float("nan"))
+        bwlab.softmax(mk(x), dim, log=True, out=mk(out))
+        same_as_torch(out, torch.log_softmax(x, dim), "float32", torch.log_softmax(x.double(), dim))
+        dx = torch.full_like(x, float("nan"))
+        s = torch.cuda.Stream() if kind == "torch" else cupy.cuda.Stream(non_blocking=True)
+        torch.cuda.synchronize()
+        bwlab.softmax_backward(mk(y), mk(g), dim, out=mk(dx), stream=s)
+        s.synchronize()
+        yd = y.double()
+        want = yd * (g.double() - (yd * g.double()).sum(dim, keepdim=True))
+        torch.testing.assert_close(dx.double(), want, atol=1e-5, rtol=1e-4)
+    assert any(k is not None and k[0][0] == kind for k in calls._seen)
+    kept = torch.full_like(x, 7.0)
+    with pytest.raises(ValueError, match="overlaps"):
+        bwlab.softmax(mk(x), dim, out=mk(x))
+    with pytest.raises(ValueError, match="overlaps"):
+        bwlab.softmax_backward(mk(y), mk(kept), dim, out=mk(kept))
+    assert bool((kept == 7.0).all())
+
+
 def test_caller_stream():
     cupy = pytest.importorskip("cupy")
     s = cupy.cuda.Stream(non_blocking=True)

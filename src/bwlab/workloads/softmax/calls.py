@@ -5,6 +5,11 @@ A call's plan (kernel, grid, packed arguments) depends only on its signature (ki
 shape, dtype, dim, log, forward or backward, device, 16-byte alignment) and is cached, so a
 repeated call costs a dictionary lookup, an allocation and a launch. Inputs that are not
 C-contiguous are copied to a contiguous array first (the result is C-contiguous, as torch's).
+
+Repeated calls on dense torch tensors or CuPy arrays take a fast path: what the checks decided
+for a call's signature (kind, shape, strides, dtype, device and 16-byte alignment of x, grad and
+out, with dim and log) is kept, so such a call reads the pointers, tests out for overlap, and
+launches (on the H200 host the general path's checks took about 35 us of Python a call).
 """
 from __future__ import annotations
 
@@ -12,7 +17,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...core import launch as core_launch
-from ...core.arrays import Operand, as_operand, is_dense, new_like, stream_ptr
+from ...core.arrays import (Operand, as_operand, current_stream, is_dense, new_like, new_result, signature,
+                               stream_ptr)
 from . import plans
 from .launch import clusters_fit, runner
 
@@ -98,16 +104,27 @@ def _check_out(out: Operand, x: Operand, sources: list[Operand]) -> None:
             raise ValueError(f"out overlaps {s.what}; pass a separate output array")
 
 
-def _workspace(x: Operand, nbytes: int, stream: int):
-    """Scratch for partial states, allocated on the call's stream (freed in stream order)."""
-    if x.kind == "torch":
+def _workspace(kind: str, obj, device: int, nbytes: int, stream: int, current: bool):
+    """Scratch for partial states, allocated on the call's stream (freed in stream order). current:
+    `stream` is the current stream of the array's library on its device, so no stream context is
+    entered (entering one cost about 25 us of the host's time a call on the H200 host)."""
+    if current:
+        if kind == "torch":
+            import torch
+
+            return obj.new_empty(nbytes, dtype=torch.uint8)
+        import cupy
+
+        if cupy.cuda.runtime.getDevice() == device:
+            return cupy.empty(nbytes, dtype=cupy.uint8)
+    if kind == "torch":
         import torch
 
-        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.obj.device)):
-            return torch.empty(nbytes, dtype=torch.uint8, device=x.obj.device)
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=obj.device)):
+            return torch.empty(nbytes, dtype=torch.uint8, device=obj.device)
     import cupy
 
-    with cupy.cuda.Device(x.device), core_launch.stream(stream):
+    with cupy.cuda.Device(device), core_launch.stream(stream):
         return cupy.empty(nbytes, dtype=cupy.uint8)
 
 
@@ -115,9 +132,61 @@ def _ptr(buf) -> int:
     return buf.data_ptr() if hasattr(buf, "data_ptr") else buf.data.ptr
 
 
+@dataclass
+class Seen:
+    """What the checks decided for a call's signature (the fast path): x, grad and out dense."""
+    problem: plans.Problem
+    device: int
+    shape: tuple[int, ...]  # of x, grad and out alike
+    nbytes: int             # of each of them
+
+
+_seen: dict[tuple, Seen] = {}
+
+
+def _key(x, dim, log, out, grad):
+    """(the fast path's key, the pointers of x, grad and out) of a call on torch tensors or CuPy
+    arrays; (None, None) for anything else, which takes the general path."""
+    sx = signature(x)
+    if sx is None or sx[4] < 0 or type(dim) is not int or type(log) is not bool:
+        return None, None
+    sg = signature(grad) if grad is not None else None
+    so = signature(out) if out is not None else None
+    if (grad is not None and sg is None) or (out is not None and so is None):
+        return None, None
+    key = (sx[:5], sx[5] % 16, dim, log, sg and (sg[:5], sg[5] % 16), so and (so[:5], so[5] % 16))
+    return key, (sx[5], sg[5] if sg else 0, so[5] if so else 0)
+
+
 def run(x, dim: int = -1, log: bool = False, out=None, stream=None, grad=None):
     """Forward (grad None): softmax of x. Backward: x is the forward's output y, grad the
     incoming gradient. Returns out (a new array of x's kind when None)."""
+    key, ptrs = _key(x, dim, log, out, grad)
+    seen = _seen.get(key) if key is not None else None
+    if seen is None:
+        return _run_checked(x, dim, log, out, stream, grad, key)
+    xp, gp, op = ptrs
+    kind, nb = key[0][0], seen.nbytes
+    if out is None:
+        result = new_result(kind, x, seen.shape, seen.device)
+        op = _ptr(result)
+    elif nb and (op < xp + nb and xp < op + nb or grad is not None and op < gp + nb and gp < op + nb):
+        return _run_checked(x, dim, log, out, stream, grad, None)  # raises, naming the overlap
+    else:
+        result = out
+    if nb == 0:
+        return result
+    s = current_stream(stream, kind, x, seen.device)
+    plan = plan_for(seen.problem, seen.device)  # looked up each call: tests force plans into _plans
+    ws = plan.choice.workspace_bytes
+    wb = _workspace(kind, x, seen.device, ws, s, stream is None) if ws else None
+    plan.run(xp, gp, op, _ptr(wb) if wb is not None else 0, s)
+    return result
+
+
+def _run_checked(x, dim, log, out, stream, grad, key):
+    """The general path: every check, then the launch; a call on dense arrays leaves its
+    signature's decisions in _seen under `key`."""
     op = "forward" if grad is None else "backward"
     if not isinstance(log, bool):
         raise TypeError(f"log must be True or False, got {log!r}")
@@ -139,16 +208,20 @@ def run(x, dim: int = -1, log: bool = False, out=None, stream=None, grad=None):
         _check_out(oo, xo, sources)
     s = stream_ptr(stream, xo)
     result = out if out is not None else new_like(xo, tuple(xo.shape))
-    if xo.size == 0:
-        return result
     a = contiguous(xo, s)
     b = contiguous(go, s) if go is not None else None
     yo = oo or as_operand(result, "out")
     aligned = all(o.ptr % 16 == 0 for o in (a, b, yo) if o is not None)
     p = plans.Problem(N, L, M, dtype, op, log, aligned)
+    # a new result is aligned to 256 bytes by both allocators: its alignment is not in the key
+    if key is not None and a is xo and b is go and (out is not None or yo.ptr % 16 == 0):
+        _seen[key] = Seen(p, xo.device, tuple(xo.shape), xo.nbytes)
+    if xo.size == 0:
+        return result
     plan = plan_for(p, xo.device)
-    ws = _workspace(xo, plan.choice.workspace_bytes, s) if plan.choice.workspace_bytes else None
-    plan.run(a.ptr, b.ptr if b is not None else 0, yo.ptr, _ptr(ws) if ws is not None else 0, s)
+    ws = plan.choice.workspace_bytes
+    wb = _workspace(xo.kind, xo.obj, xo.device, ws, s, stream is None) if ws else None
+    plan.run(a.ptr, b.ptr if b is not None else 0, yo.ptr, _ptr(wb) if wb is not None else 0, s)
     return result
 
 
