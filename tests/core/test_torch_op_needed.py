@@ -25,3 +25,18 @@ def test_stream_with_grad_is_refused_not_silently_gradient_free(call):
     x = torch.zeros(2, 3, requires_grad=True)
     with pytest.raises(ValueError, match="stream= cannot be combined"):
         call(x, object())
+
+
+def test_fast_path_keys_only_dense_cuda_tensors():
+    """A CPU or sparse tensor has no fast-path signature (the general path's checks refuse it);
+    reading strides off a sparse tensor would raise RuntimeError instead of the API's TypeError."""
+    from bwlab.core.arrays import signature
+
+    dense = torch.zeros(4, 5)
+    sparse = dense.to_sparse()
+    assert signature(dense) is None and signature(sparse) is None
+    for x in (dense, sparse):
+        with pytest.raises(TypeError):
+            bwlab.softmax(x, 1)
+        with pytest.raises(TypeError):
+            bwlab.transpose(x)

@@ -102,14 +102,18 @@ def test_refusals_leave_out_untouched(bad):
 
 @pytest.mark.parametrize("kind", ["torch", "cupy"])
 @pytest.mark.parametrize("shape,dim", [((4, 3000, 128), 1), ((64, 513), -1), ((3, 70000, 2), 1)], ids=str)
-def test_repeated_calls_take_the_fast_path_and_stay_checked(kind, shape, dim):
-    """The second and later calls with one signature skip the checks (the fast path): fresh data
-    each time, a new result and out=, the backward pass with its workspace (the last shape runs
-    three launches), an explicit stream, and out overlapping x or grad still refused with out
-    untouched."""
+def test_repeated_calls_take_the_fast_path_and_stay_checked(kind, shape, dim, monkeypatch):
+    """After its first call, a signature's calls skip the checks (the fast path: counted here) with
+    fresh data each time: a new result and out=, the backward pass with its workspace (the last
+    shape runs three launches) on an explicit stream. On the fast path, out overlapping x (whole
+    or 16 bytes apart) or grad is still refused with x and out untouched; out just past x is not."""
     from bwlab.workloads.softmax import calls
 
     cupy = pytest.importorskip("cupy")
+    monkeypatch.setattr(calls, "_seen", {})
+    checked = []
+    real = calls._run_checked
+    monkeypatch.setattr(calls, "_run_checked", lambda *a: checked.append(a[0]) or real(*a))
 
     def mk(t):
         return t if kind == "torch" else cupy.from_dlpack(t)
@@ -133,13 +137,23 @@ def test_repeated_calls_take_the_fast_path_and_stay_checked(kind, shape, dim):
         yd = y.double()
         want = yd * (g.double() - (yd * g.double()).sum(dim, keepdim=True))
         torch.testing.assert_close(dx.double(), want, atol=1e-5, rtol=1e-4)
-    assert any(k is not None and k[0][0] == kind for k in calls._seen)
+        assert len(checked) == 3, f"call {i + 1}: {len(checked)} calls through the checks, want 3 (the first)"
+    n = x.numel()
+    buf = torch.randn(2 * n + 4, device="cuda")
+    xs, before = buf[:n].view(shape), buf.clone()
+    for o in (xs, buf[4:n + 4].view(shape)):  # all of x, and x 16 bytes on
+        with pytest.raises(ValueError, match="overlaps"):
+            bwlab.softmax(mk(xs), dim, log=True, out=mk(o))
+    assert torch.equal(buf, before)
     kept = torch.full_like(x, 7.0)
-    with pytest.raises(ValueError, match="overlaps"):
-        bwlab.softmax(mk(x), dim, out=mk(x))
     with pytest.raises(ValueError, match="overlaps"):
         bwlab.softmax_backward(mk(y), mk(kept), dim, out=mk(kept))
     assert bool((kept == 7.0).all())
+    assert len(checked) == 6  # each refusal left the fast path for the checks' message
+    after = buf[n:2 * n].view(shape)  # right after x: no overlap, still the fast path
+    bwlab.softmax(mk(xs), dim, log=True, out=mk(after))
+    same_as_torch(after, torch.log_softmax(before[:n].view(shape), dim), "float32")
+    assert len(checked) == 6
 
 
 def test_caller_stream():

@@ -199,10 +199,13 @@ def torch_op_needed(*tensors, stream=None) -> bool:
 
 
 def signature(a) -> Optional[tuple]:
-    """(kind, shape, strides, dtype, device, pointer) read straight off a torch tensor or a CuPy
-    array (None for anything else, which takes the general path)."""
+    """(kind, shape, strides, dtype, device, pointer) read straight off a dense CUDA torch tensor
+    or a CuPy array (None for anything else, which takes the general path and its checks: a CPU,
+    sparse or other-accelerator tensor has no strides or no CUDA device to key on)."""
     torch = sys.modules.get("torch")
     if torch is not None and type(a) is torch.Tensor:
+        if not a.is_cuda or a.layout is not torch.strided:
+            return None
         return ("torch", a.shape, a.stride(), a.dtype, a.get_device(), a.data_ptr())
     cupy = sys.modules.get("cupy")
     if cupy is not None and type(a) is cupy.ndarray:

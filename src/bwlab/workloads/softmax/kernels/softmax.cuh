@@ -357,9 +357,9 @@ __device__ __forceinline__ State merge_tree(State (&u)[N]) {
 // of 16, F = THREADS / COLS adjacent threads take a column: each merges every F-th warp partial
 // and every F-th block's state, then their lanes merge by shuffles (on the H200, bfloat16
 // softmax down [16, 8192, 1024] dim 1 went from 54-55% of a copy to 57-58%, where one thread a
-// column merged 7 and then 15 states in a row). On clusters of 2 and 4 the forward lost 1-3
-// points that way, and a gradient's merge (one add) lost up to 5, so those keep one thread a
-// column (its states merged as a tree).
+// column merged 7 and then 15 states in a row). On clusters of 2 and 4 the forward lost up to
+// 2.7 points that way (within those cases' spread from run to run), and a gradient's merge (one
+// add) lost up to 5, so those keep one thread a column (its states merged as a tree).
 template <class Op, int C, int WARPS, int COLS, int THREADS>
 __device__ __forceinline__ void meet(const State* red, State* part, State* fin) {
   constexpr int F = Op::IN == 1 && C > 8 ? THREADS / COLS : 1;
