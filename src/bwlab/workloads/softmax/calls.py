@@ -149,7 +149,7 @@ def _key(x, dim, log, out, grad):
     """(the fast path's key, the pointers of x, grad and out) of a call on torch tensors or CuPy
     arrays; (None, None) for anything else, which takes the general path."""
     sx = signature(x)
-    if sx is None or sx[4] < 0 or type(dim) is not int or type(log) is not bool:
+    if sx is None or type(dim) is not int or type(log) is not bool:
         return None, None
     sg = signature(grad) if grad is not None else None
     so = signature(out) if out is not None else None
@@ -178,11 +178,16 @@ def run(x, dim: int = -1, log: bool = False, out=None, stream=None, grad=None):
     s = current_stream(stream, kind, x, seen.device)  # checks stream= as the first call did
     if nb == 0:
         return result
-    plan = plan_for(seen.problem, seen.device)  # looked up each call: tests force plans into _plans
-    ws = plan.choice.workspace_bytes
-    wb = _workspace(kind, x, seen.device, ws, s, stream is None) if ws else None
-    plan.run(xp, gp, op, _ptr(wb) if wb is not None else 0, s)
+    # the plan is looked up each call: tests force plans into _plans
+    _launch(plan_for(seen.problem, seen.device), kind, x, seen.device, xp, gp, op, s, stream is None)
     return result
+
+
+def _launch(plan, kind: str, obj, device: int, xp: int, gp: int, op: int, s: int, current: bool) -> None:
+    """plan.run with its workspace (if any) allocated on stream s."""
+    ws = plan.choice.workspace_bytes
+    wb = _workspace(kind, obj, device, ws, s, current) if ws else None
+    plan.run(xp, gp, op, _ptr(wb) if wb is not None else 0, s)
 
 
 def _run_checked(x, dim, log, out, stream, grad, key):
@@ -219,10 +224,8 @@ def _run_checked(x, dim, log, out, stream, grad, key):
         _seen[key] = Seen(p, xo.device, tuple(xo.shape), xo.nbytes)
     if xo.size == 0:
         return result
-    plan = plan_for(p, xo.device)
-    ws = plan.choice.workspace_bytes
-    wb = _workspace(xo.kind, xo.obj, xo.device, ws, s, stream is None) if ws else None
-    plan.run(a.ptr, b.ptr if b is not None else 0, yo.ptr, _ptr(wb) if wb is not None else 0, s)
+    _launch(plan_for(p, xo.device), xo.kind, xo.obj, xo.device, a.ptr, b.ptr if b is not None else 0, yo.ptr, s,
+            stream is None)
     return result
 
 
