@@ -167,7 +167,7 @@ def test_row_stream_segments_cover_the_row(dtype, L):
     if c is None:
         assert L // p.vec > max(plans.CLUSTERS) * plans.STREAM_THREADS * plans.STREAM_K
         return
-    C, T, K, R = c.cluster, c.block[0], plans.STREAM_K, c.extra[0]
+    C, T, K, G = c.cluster, c.block[0], plans.STREAM_K, c.extra[0]
     packs = L // p.vec
     seg = -(-packs // C)
     assert seg <= T * K and c.smem == T * K * 16 <= plans.SMEM_MAX
@@ -176,7 +176,9 @@ def test_row_stream_segments_cover_the_row(dtype, L):
         first, last = rank * seg, min(packs, rank * seg + seg)
         covered += range(first, max(first, last))
     assert covered == list(range(packs))
-    assert c.grid[0] == -(-p.N // R) * C  # every row in one cluster's R
+    assert c.grid[0] == G * C
+    rows = sorted(r for cl in range(G) for r in range(cl, p.N, G))  # cluster cl's rows
+    assert rows == list(range(p.N))
 
 
 def relay_schedule(c: plans.Choice, N: int):

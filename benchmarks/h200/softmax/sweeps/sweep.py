@@ -1,5 +1,5 @@
-"""The sweep behind rowwarp.txt, rowrelay.txt and rowblock.txt (run as
-`PYTHONPATH=src python3 benchmarks/h200/softmax/sweeps/sweep.py warp|relay|block`).
+"""The sweep behind rowwarp.txt, rowrelay.txt, rowblock.txt and rowstream.txt (run as
+`PYTHONPATH=src python3 benchmarks/h200/softmax/sweeps/sweep.py warp|relay|block|stream`).
 
 Each variant is forced into the public API's plan cache, its output (poisoned first) checked
 against a float64 torch reference on the first 4096 rows, then timed: events around batches of
@@ -65,6 +65,30 @@ def block_variants(p):
     return out
 
 
+def stream_variants(p):
+    """rowStream: the kernel as it was (rowstream_head.cu, untracked: the file at the commit before,
+    one row folded in one chain after all its copies, the cluster's states merged in a chain),
+    then the new one: S groups folded as they land, R rows a cluster or a persistent grid (G = 2 x
+    the clusters that fit at once); each twice, alternating."""
+    from bwlab.core import launch as core_launch
+    from bwlab.workloads.softmax.launch import _function
+    C = 16 if p.L * plans.ITEMSIZE[p.dtype] > 8 * plans.STREAM_THREADS * plans.STREAM_K * 16 else 0
+    base = plans.row_stream(p, C)
+    C = base.cluster
+    head = dataclasses.replace(base, source=plans.KERNELS / "rowstream_head.cu", extra=(2,),
+                               expression=base.expression.replace(",1,Forward", ",Forward", 1))
+    fit = core_launch.max_active_clusters(_function(base.source, base.expression, base.smem, 0, C), C,
+                                          base.block, base.smem)
+    one = [("head R2", head), ("new R2 S1", base)]
+    one += [(f"new R2 S{S}", plans.row_stream(p, C, S=S)) for S in (2, 4, 8)]
+    one += [("new R4 S4", plans.row_stream(p, C, R=4, S=4)),
+            (f"new G2x{fit} S4", plans.row_stream(p, C, S=4, G=2 * fit))]
+    out = [("chosen " + plans.choose(p).kernel, plans.choose(p))]
+    return out + [(f"{label} #{i}", c) for i in (1, 2) for label, c in one]
+
+
+STREAM_CASES = [(1024, 131072, "float32", "forward"), (1024, 131072, "bfloat16", "forward"),
+                (4096, 262144, "float32", "forward"), (4096, 262144, "bfloat16", "forward")]
 WARP_CASES = [(n, L, d, op) for d in ("float32", "bfloat16") for op in ("forward", "backward")
               for L in (16, 32, 64, 128, 256, 512, 1024) for n in [(1 << 27) // L]
               if not (d == "float32" and L == 1024)]
@@ -78,8 +102,8 @@ BLOCK_CASES = [(131072, 1024, "float32", "forward"), (131072, 1024, "float32", "
 
 
 def all_variants(which):
-    cases = {"warp": WARP_CASES, "relay": RELAY_CASES, "block": BLOCK_CASES}[which]
-    fn = {"warp": warp_variants, "relay": relay_variants, "block": block_variants}[which]
+    cases = {"warp": WARP_CASES, "relay": RELAY_CASES, "block": BLOCK_CASES, "stream": STREAM_CASES}[which]
+    fn = {"warp": warp_variants, "relay": relay_variants, "block": block_variants, "stream": stream_variants}[which]
     return [(case, fn(plans.Problem(case[0], case[1], 1, case[2], case[3]))) for case in cases]
 
 

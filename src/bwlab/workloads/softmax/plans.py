@@ -32,6 +32,7 @@ CLUSTERS = (2, 4, 8)           # portable cluster sizes
 BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
 WIDE_STAGES = 4                # colsCluster on 16 blocks: groups of rows folded as they land
 STREAM_THREADS, STREAM_K, STREAM_ROWS = 512, 8, 2  # rowStream: 64 KiB of x a block, 2 rows a cluster
+STREAM_STAGES = 4              # rowStream: groups of a thread's packs folded as they land (+4-5 points on the H200)
 RELAY_LAG = 8 << 20            # rowRelay: bytes read between a chunk's two reads (well within L2)
 RELAY_ROW_MAX = {"forward": 16 << 20, "backward": 8 << 20}  # bytes of inputs a row: longer ones
 # go to rowSplit (backward measured slower there; forward unmeasured past 16 MiB, where every
@@ -83,7 +84,7 @@ class Choice:
     merge: Optional[str] = None    # colsChunks: the middle kernel's expression (its grid: merge_grid)
     merge_grid: tuple[int, int, int] = (1, 1, 1)
     chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states); colsChunks: per column
-    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: rows per cluster; colsChunks: rows a chunk)
+    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: clusters; colsChunks: rows a chunk)
     cluster: int = 1               # blocks per cluster (above 8: a non-portable size, opted in)
     why: str = ""
     workspace_bytes: int = 0       # global scratch the call allocates
@@ -151,21 +152,23 @@ def row_cluster(p: Problem, threads: int = 1024) -> Optional[Choice]:
 
 
 def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = STREAM_K,
-               R: int = STREAM_ROWS) -> Optional[Choice]:
+               R: int = STREAM_ROWS, S: int = STREAM_STAGES, G: int = 0) -> Optional[Choice]:
     """A row across a cluster of C blocks (the fewest that hold it when C is 0) through shared
-    memory, K packs a thread, R rows a cluster. 16-byte packs only."""
+    memory, K packs a thread folded in S groups as they land; G clusters (cdiv(N, R) when 0),
+    cluster c taking rows c, c + G, ... 16-byte packs only."""
     packs = p.L // p.vec
     if p.vec * ITEMSIZE[p.dtype] != 16:
         return None
     C = C or next((c for c in CLUSTERS if c * threads * K >= packs), 0)
     if not C or C * threads * K < packs:
         return None
-    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{OPS[p.op, p.log]} >"
+    G = min(p.N, G or cdiv(p.N, R))
+    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{S},{OPS[p.op, p.log]} >"
     smem = p.inputs * K * threads * 16
-    return Choice("rowStream", SRC["rowstream"], expr, (cdiv(p.N, R) * C, 1, 1), (threads, 1, 1), smem,
-                  extra=(R,), cluster=C,
-                  why=f"a cluster of {C} blocks per row through shared memory, {R} rows each, the next "
-                      "row read while this one is written")
+    return Choice("rowStream", SRC["rowstream"], expr, (G * C, 1, 1), (threads, 1, 1), smem,
+                  extra=(G,), cluster=C,
+                  why=f"a cluster of {C} blocks per row through shared memory, {cdiv(p.N, G)} rows each, the "
+                      "next row read while this one is written")
 
 
 def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY_LAG) -> Optional[Choice]:

@@ -313,6 +313,20 @@ __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM
 
 // --- Hopper: clusters (shared-memory addresses and asynchronous copies: common.cuh) ------
 
+// Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
+__device__ __forceinline__ void cp_async_wait_upto(int n) {
+  switch (n) {
+    case 0: cp_async_wait<0>(); break;
+    case 1: cp_async_wait<1>(); break;
+    case 2: cp_async_wait<2>(); break;
+    case 3: cp_async_wait<3>(); break;
+    case 4: cp_async_wait<4>(); break;
+    case 5: cp_async_wait<5>(); break;
+    case 6: cp_async_wait<6>(); break;
+    default: cp_async_wait<7>(); break;
+  }
+}
+
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
