@@ -1,0 +1,50 @@
+"""The public softmax (and log-softmax, which the change leaves alone: the control) on one case of
+each kernel family, checked then timed beside a device-to-device copy of the same bytes, for an
+A/B of two trees in one run: `PYTHONPATH=<tree>/src python3 probe.py LABEL [nocheck]`.
+Timing and check as in ../meet-tree/probe.py (whose helpers it uses): events around batches of
+8 calls, 9 batches, the median; call and copy alternate for 3 rounds, the medians printed."""
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+
+import bwlab
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "meet-tree"))
+from probe import DT, bad_count, batch_ms  # noqa: E402
+
+CASES = [((16, 8192, 1024), 1), ((8192, 8192), 0), ((4, 32768, 1024), 1), ((8192, 16, 1024), 1),
+         ((1024, 131072), -1), ((4096, 262144), -1), ((64, 4194304), -1), ((32768, 4096), -1)]
+
+
+def main(label, check):
+    g0 = torch.Generator(device="cuda").manual_seed(0)
+    print(f"{'tree':6} {'case':22} {'dtype':9} {'op':4} {'kernel':12} {'bad':>4} {'ms':>8} {'GB/s':>6} {'%copy':>6}")
+    for shape, dim in CASES:
+        for d in DT:
+            x = (torch.randn(*shape, device="cuda", generator=g0) * 3).to(DT[d])
+            for op in ("fwd", "log"):
+                fn = lambda: bwlab.softmax(x, dim, log=op == "log", out=out)  # noqa: E731
+                kern = bwlab.explain_softmax(x, dim, log=op == "log")
+                out = torch.full_like(x, float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                bad = bad_count(out, x, None, dim, op) if check else -1
+                moved = x.numel() * x.element_size() * 2
+                a = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
+                b = torch.empty_like(a)
+                ks, cs = [], []
+                for _ in range(3):
+                    ks.append(batch_ms(fn))
+                    cs.append(batch_ms(lambda: b.copy_(a)))
+                ms, copy = statistics.median(ks), statistics.median(cs)
+                print(f"{label:6} {str(list(shape)) + ' d' + str(dim):22} {d:9} {op:4} {kern.split(' ')[0]:12} "
+                      f"{bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} {100 * copy / ms:6.1f}", flush=True)
+                out = a = b = None
+            x = None
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], "nocheck" not in sys.argv)
