@@ -156,6 +156,26 @@ def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch
     assert tried >= 3  # float32 on three geometries at least (16-bit strips of 36 are not in packs)
 
 
+# rowStream forced at every group count, with 1 to 3 clusters for 7 rows (the dispatch gives each
+# cluster 2 rows): clusters taking 3 to 7 rows, the row-parity state buffer reused, rows split
+# unevenly between clusters, segments ending part-way through a thread's packs
+@pytest.mark.parametrize("stages", [1, 2, 4, 8])
+@pytest.mark.parametrize("clusters", [1, 2, 3])
+@pytest.mark.parametrize("log", [False, True])
+def test_row_stream_forced(stages, clusters, log, monkeypatch):
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    params = (("dim", -1),) + ((("log", True),) if log else ())
+    for dtype, L in (("float32", 40004), ("bfloat16", 40008)):  # 10001 and 5001 packs
+        case = Case((7, L), dtype, params)
+        p = W_problem(case)
+        c = plans.row_stream(p, S=stages, G=clusters)
+        assert c is not None and c.extra == (clusters,) and c.grid[0] == clusters * c.cluster
+        monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+        check_case(case, seed=4 * stages + clusters)
+
+
 # colsSpread (the strip in the registers of a cluster) forced at several geometries, every pass
 # and dtype: shares of 1 to 8 packs a thread, blocks with no rows, strips partly past M
 @pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 777, 520), (1, 16, 4096), (2, 9, 64), (2, 4000, 72),

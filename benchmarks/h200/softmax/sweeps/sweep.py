@@ -1,4 +1,4 @@
-"""The sweep behind rowwarp.txt, rowrelay.txt, rowblock.txt and rowstream.txt (run as
+"""The sweep behind rowwarp.txt, rowrelay.txt, rowblock.txt and rowstream-ab.txt (run as
 `PYTHONPATH=src python3 benchmarks/h200/softmax/sweeps/sweep.py warp|relay|block|stream`).
 
 Each variant is forced into the public API's plan cache, its output (poisoned first) checked
@@ -73,7 +73,7 @@ def stream_variants(p):
     from bwlab.core import launch as core_launch
     from bwlab.workloads.softmax.launch import _function
     C = 16 if p.L * plans.ITEMSIZE[p.dtype] > 8 * plans.STREAM_THREADS * plans.STREAM_K * 16 else 0
-    base = plans.row_stream(p, C)
+    base = plans.row_stream(p, C, S=1)
     C = base.cluster
     head = dataclasses.replace(base, source=plans.KERNELS / "rowstream_head.cu", extra=(2,),
                                expression=base.expression.replace(",1,Forward", ",Forward", 1))

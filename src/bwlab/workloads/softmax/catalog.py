@@ -105,7 +105,8 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       lambda p, b: plans.row_cluster(p, threads=256), _HERE,
       "A row shared by a cluster of blocks; their states meet in distributed shared memory: rows too "
       "long for one block, still read once."),
-    K("rowStream", SRC["rowstream"], "rowStream<{T},{V},2,512,8,1," + _F + ">", (512, 1), None, "last",
+    K("rowStream", SRC["rowstream"], f"rowStream<{{T}},{{V}},2,512,8,{plans.STREAM_STAGES}," + _F + ">", (512, 1),
+      None, "last",
       lambda p, b: plans.row_stream(p), _HERE,
       "The row on a cluster in shared memory instead of registers: three blocks share an SM, one's "
       "barriers hide behind another's traffic, and the next row's reads overlap this row's writes."),

@@ -167,8 +167,8 @@ def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = S
     smem = p.inputs * K * threads * 16
     return Choice("rowStream", SRC["rowstream"], expr, (G * C, 1, 1), (threads, 1, 1), smem,
                   extra=(G,), cluster=C,
-                  why=f"a cluster of {C} blocks per row through shared memory, {cdiv(p.N, G)} rows each, the "
-                      "next row read while this one is written")
+                  why=f"a cluster of {C} blocks per row through shared memory, {cdiv(p.N, G) if G else 0} rows "
+                      "each, the next row read while this one is written")
 
 
 def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY_LAG) -> Optional[Choice]:
