@@ -3,7 +3,6 @@ each kernel family, checked then timed beside a device-to-device copy of the sam
 A/B of two trees in one run: `PYTHONPATH=<tree>/src python3 probe.py LABEL [nocheck]`.
 Timing and check as in ../meet-tree/probe.py (whose helpers it uses): events around batches of
 8 calls, 9 batches, the median; call and copy alternate for 3 rounds, the medians printed."""
-import statistics
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import torch
 import bwlab
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "meet-tree"))
-from probe import DT, bad_count, batch_ms  # noqa: E402
+from probe import DT, against_copy, bad_count  # noqa: E402
 
 CASES = [((16, 8192, 1024), 1), ((8192, 8192), 0), ((4, 32768, 1024), 1), ((8192, 16, 1024), 1),
          ((1024, 131072), -1), ((4096, 262144), -1), ((64, 4194304), -1), ((32768, 4096), -1)]
@@ -32,16 +31,10 @@ def main(label, check):
                 torch.cuda.synchronize()
                 bad = bad_count(out, x, None, dim, op) if check else -1
                 moved = x.numel() * x.element_size() * 2
-                a = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
-                b = torch.empty_like(a)
-                ks, cs = [], []
-                for _ in range(3):
-                    ks.append(batch_ms(fn))
-                    cs.append(batch_ms(lambda: b.copy_(a)))
-                ms, copy = statistics.median(ks), statistics.median(cs)
+                ms, copy = against_copy(fn, moved)
                 print(f"{label:6} {str(list(shape)) + ' d' + str(dim):22} {d:9} {op:4} {kern.split(' ')[0]:12} "
                       f"{bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} {100 * copy / ms:6.1f}", flush=True)
-                out = a = b = None
+                out = None
             x = None
             torch.cuda.empty_cache()
 

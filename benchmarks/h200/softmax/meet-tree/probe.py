@@ -34,6 +34,17 @@ def batch_ms(fn, batch=8, reps=9):
     return statistics.median(ts)
 
 
+def against_copy(fn, moved, rounds=3):
+    """(median ms of fn, median ms of a device copy of moved / 2 bytes), the two alternating."""
+    a = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ks, cs = [], []
+    for _ in range(rounds):
+        ks.append(batch_ms(fn))
+        cs.append(batch_ms(lambda: b.copy_(a)))
+    return statistics.median(ks), statistics.median(cs)
+
+
 def ulp_bad(out, ref):
     def ordered(t):
         u = t.view(torch.int16).to(torch.int32) & 0xFFFF
@@ -80,16 +91,10 @@ def main(label, check, small):
                 torch.cuda.synchronize()
                 bad = bad_count(out, y, g, dim, op) if check else -1
                 moved = src.numel() * src.element_size() * (3 if op == "bwd" else 2)
-                a = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
-                b = torch.empty_like(a)
-                ks, cs = [], []
-                for _ in range(3):
-                    ks.append(batch_ms(fn))
-                    cs.append(batch_ms(lambda: b.copy_(a)))
-                ms, copy = statistics.median(ks), statistics.median(cs)
+                ms, copy = against_copy(fn, moved)
                 print(f"{label:6} {str(list(shape)) + ' d' + str(dim):22} {d:9} {op:4} {kern.split(' ')[0]:12} "
                       f"{bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} {100 * copy / ms:6.1f}", flush=True)
-                out = a = b = None
+                out = None
             x = y = g = None
             torch.cuda.empty_cache()
 
