@@ -176,6 +176,26 @@ def test_row_stream_forced(stages, clusters, log, monkeypatch):
         check_case(case, seed=4 * stages + clusters)
 
 
+# rowTeam (rowStream's kernel meeting through global memory) forced at several geometries, 7 rows:
+# teams of 3 (the fewest for 10001 packs) to 7 blocks, 1 to 3 teams taking 3 to 7 rows each (every
+# row's count and states its own), segments ending part-way through a thread's packs
+@pytest.mark.parametrize("blocks", [3, 4, 7])
+@pytest.mark.parametrize("teams", [1, 2, 3])
+@pytest.mark.parametrize("log", [False, True])
+def test_row_team_forced(blocks, teams, log, monkeypatch):
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    params = (("dim", -1),) + ((("log", True),) if log else ())
+    for dtype, L in (("float32", 40004), ("bfloat16", 80008)):  # 10001 packs each
+        case = Case((7, L), dtype, params)
+        p = W_problem(case)
+        c = plans.row_team(p, T=blocks, G=teams, S=4 if blocks != 4 else 2)
+        assert c is not None and c.grid[0] == blocks * teams and c.cooperative
+        monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+        check_case(case, seed=10 * blocks + teams)
+
+
 # colsSpread (the strip in the registers of a cluster) forced at several geometries, every pass
 # and dtype: shares of 1 to 8 packs a thread, blocks with no rows, strips partly past M
 @pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 777, 520), (1, 16, 4096), (2, 9, 64), (2, 4000, 72),

@@ -12,8 +12,9 @@ from bwlab.workloads.softmax.reference import ITEMSIZE
 @pytest.mark.parametrize("dtype, op, L, kernel, cluster", [
     ("float32", "forward", 4096, "rowBlock", 1),
     ("float32", "forward", 40004, "rowStream", 4),
-    ("float32", "forward", 131072, "rowStream", 8),
-    ("float32", "forward", 262144, "rowRelay", 1),      # a cluster of 16 streamed slower
+    ("float32", "forward", 131072, "rowTeam", 1),       # 8 blocks a row: a team, not a cluster
+    ("float32", "forward", 262144, "rowTeam", 1),       # 16: a cluster of 16 streamed slower
+    ("float32", "forward", 262148, "rowRelay", 1),      # 17 blocks: teams unmeasured
     ("float32", "forward", 4194304, "rowRelay", 1),
     ("bfloat16", "forward", 131072, "rowStream", 4),
     ("bfloat16", "forward", 262144, "rowStream", 8),
@@ -27,6 +28,45 @@ from bwlab.workloads.softmax.reference import ITEMSIZE
 def test_long_rows_take_the_measured_kernel(dtype, op, L, kernel, cluster):
     c = plans.choose(Problem(64, L, 1, dtype, op))
     assert (c.kernel, c.cluster) == (kernel, cluster)
+
+
+def _team(c):
+    return c.chunks, c.extra[0]
+
+
+@pytest.mark.parametrize("held", [0, 1, 15, 16, 396, 10**6])
+@pytest.mark.parametrize("N, L", [(1, 131072), (7, 131072), (4096, 262144), (64, 262144), (3, 200000)])
+def test_teams_fit_the_gpu_and_cover_every_row(held, N, L):
+    """rowTeam: T blocks hold a row exactly (no block without packs but the last's share), its G
+    teams never exceed the blocks the GPU holds at once (one team when unknown) nor the rows, and
+    the workspace holds the rows' counts (16-byte aligned) and every block's state."""
+    p = Problem(N, L, 1, "float32")
+    c = plans.choose(p, held=held)
+    T = plans.row_team(p).chunks
+    if 0 < held < T:  # not one team fits: the kernel the row would take without teams
+        assert c.kernel in ("rowStream", "rowRelay")
+        return
+    assert c.kernel == "rowTeam" and c.cooperative and c.args == "relay"
+    T, G = _team(c)
+    threads, K = c.block[0], int(c.expression.split(",")[3])
+    packs = L // 4
+    assert (T - 1) * threads * K < packs <= T * threads * K
+    assert c.grid == (G * T, 1, 1) and 1 <= G <= N
+    assert G * T <= (held or T) and (G == N or held == 0 or (G + 1) * T > held)
+    assert c.zeroed % 16 == 0 and c.zeroed >= 4 * N and c.workspace_bytes == c.zeroed + 8 * N * T
+
+
+@pytest.mark.parametrize("dtype, op, log, vec", [("bfloat16", "forward", False, 8), ("float16", "forward", True, 8),
+                                                 ("float32", "backward", False, 4), ("float32", "forward", False, 1)])
+def test_teams_only_where_measured(dtype, op, log, vec):
+    """16-bit rows, gradients and rows not in packs keep their kernels; so do float32 rows of 4
+    blocks or fewer (clusters) and of more than 16 (rowRelay)."""
+    L = 131072 + (1 if vec == 1 else 0)
+    assert not plans.team_wanted(Problem(64, L, 1, dtype, op, log))
+    assert not plans.team_wanted(Problem(64, 4 * 4096 * 4, 1, "float32"))
+    assert plans.team_wanted(Problem(64, 4 * 4096 * 4 + 4, 1, "float32", log=True))
+    assert not plans.team_wanted(Problem(64, 16 * 4096 * 4 + 4, 1, "float32"))
+    assert not plans.team_wanted(Problem(64, 131072, 8, "float32"))  # a strided axis
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

@@ -123,6 +123,11 @@ def _driver():
         lib.cuMemsetD8Async.restype = ctypes.c_int
         lib.cuOccupancyMaxActiveClusters.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p, ctypes.c_void_p]
         lib.cuOccupancyMaxActiveClusters.restype = ctypes.c_int
+        lib.cuLaunchCooperativeKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 2
+        lib.cuLaunchCooperativeKernel.restype = ctypes.c_int
+        lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
+                                                                    ctypes.c_int, ctypes.c_size_t]
+        lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.restype = ctypes.c_int
         _libcuda.append(lib)
     return _libcuda[0]
 
@@ -157,6 +162,22 @@ def max_active_clusters(fn, cluster: int, block, shared: int) -> Optional[int]:
     return None if err else n.value
 
 
+def resident_blocks(fn, threads: int, shared: int, device: int = 0) -> int:
+    """How many blocks of a kernel the current GPU holds at once (every SM), the most a
+    cooperative launch may have."""
+    import cupy
+
+    ptr = ctypes.c_void_p(getattr(fn, "kernel", fn).ptr)
+    n = ctypes.c_int(0)
+    err = _driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(n), ptr, threads, shared)
+    if err == _INVALID_CONTEXT:
+        _bind_context()
+        err = _driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(n), ptr, threads, shared)
+    if err:
+        raise RuntimeError(f"cuOccupancyMaxActiveBlocksPerMultiprocessor failed with CUDA error {err}")
+    return n.value * cupy.cuda.Device(device).attributes["MultiProcessorCount"]
+
+
 def memset_async(ptr: int, nbytes: int, stream: int) -> None:
     """Zero nbytes at a device pointer, in stream order."""
     err = _driver().cuMemsetD8Async(ptr, 0, nbytes, stream)
@@ -172,10 +193,11 @@ class PackedLaunch:
     rewrites the leading arguments (the data pointers) and calls cuLaunchKernel: 1-2 us of
     Python work beside the driver's own (5-10 us on the lab's H200 host). args: (C type name,
     value) pairs; types "ptr", "u64", "i64", "i32", and "bytes" (a struct passed by value, given
-    as its bytes); shared: dynamic shared memory bytes. Calls are serialised by a lock, so
-    threads may share one."""
+    as its bytes); shared: dynamic shared memory bytes; cooperative: every block resident at
+    once, or the launch fails (for blocks that wait on each other). Calls are serialised by a
+    lock, so threads may share one."""
 
-    def __init__(self, fn, grid, block, args, shared: int = 0):
+    def __init__(self, fn, grid, block, args, shared: int = 0, cooperative: bool = False):
         fields = [(f"a{i}", ctypes.c_uint8 * len(v) if t == "bytes" else _C_TYPES[t])
                   for i, (t, v) in enumerate(args)]
         struct = type("Args", (ctypes.Structure,), {"_fields_": fields})
@@ -188,6 +210,7 @@ class PackedLaunch:
         self._dims = (*(int(v) for v in grid), *(int(v) for v in block))
         self._shared = int(shared)
         self._lock = threading.Lock()
+        self._coop = cooperative
         # most calls rewrite just the two data pointers: set directly, about a microsecond less
         self._two = len(args) >= 2 and all(t in ("ptr", "u64") for t, _ in args[:2])
 
@@ -196,18 +219,23 @@ class PackedLaunch:
         if len(leading) == 2 and self._two:
             with self._lock:
                 self._args.a0, self._args.a1 = leading
-                err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
+                err = self._launch(stream)
             if err:
                 self._failed(err, stream, dict(enumerate(leading)))
             return
         self.call_at(stream, dict(enumerate(leading)))
+
+    def _launch(self, stream: int) -> int:
+        if self._coop:
+            return _driver().cuLaunchCooperativeKernel(self._func, *self._dims, self._shared, stream, self._params)
+        return _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
 
     def call_at(self, stream: int, values: dict) -> None:
         """Launch with the arguments at the given positions replaced."""
         with self._lock:
             for i, v in values.items():
                 setattr(self._args, self._names[i], v)
-            err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
+            err = self._launch(stream)
         if err:
             self._failed(err, stream, values)
 
@@ -220,6 +248,7 @@ class PackedLaunch:
             with self._lock:  # another thread may have launched meanwhile: set the arguments again
                 for i, v in values.items():
                     setattr(self._args, self._names[i], v)
-                err = _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
+                err = self._launch(stream)
         if err:
-            raise RuntimeError(f"cuLaunchKernel failed with CUDA error {err}")
+            raise RuntimeError(f"{'cuLaunchCooperativeKernel' if self._coop else 'cuLaunchKernel'} failed "
+                               f"with CUDA error {err}")

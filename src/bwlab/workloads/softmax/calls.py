@@ -20,7 +20,7 @@ from ...core import launch as core_launch
 from ...core.arrays import (Operand, as_operand, current_stream, is_dense, new_like, new_result, signature,
                                stream_ptr)
 from . import plans
-from .launch import clusters_fit, runner
+from .launch import clusters_fit, runner, team_blocks
 
 for _source, _exprs in plans.expressions().items():
     core_launch.register(_source, _exprs)
@@ -81,9 +81,10 @@ def plan_for(p: plans.Problem, device: int) -> Plan:
     key = (p, device)
     hit = _plans.get(key)
     if hit is None:
-        choice = plans.choose(p)
+        held = team_blocks(p, device) if plans.team_wanted(p) else 0
+        choice = plans.choose(p, held=held)
         if choice.cluster > max(plans.CLUSTERS) and not clusters_fit(choice, device):
-            choice = plans.choose(p, big_clusters=False)  # no GPC with 16 SMs free (a MIG slice)
+            choice = plans.choose(p, big_clusters=False, held=held)  # no GPC with 16 SMs free (a MIG slice)
         hit = _plans[key] = Plan(choice, runner(choice, p.N, p.L, p.M, device))
     return hit
 
@@ -236,7 +237,7 @@ def explain(x, dim: int = -1, log: bool = False, backward: bool = False) -> str:
     _, N, L, M = split(xo.shape, dim)
     aligned = is_dense(xo.shape, xo.strides) and xo.ptr % 16 == 0
     p = plans.Problem(N, L, M, dtype, "backward" if backward else "forward", log, aligned)
-    c = plans.choose(p)
+    c = plan_for(p, xo.device).choice if plans.team_wanted(p) else plans.choose(p)  # teams: sized to the GPU
     axis = "last axis" if M == 1 else f"strided axis (stride {M})"
     copy = "" if is_dense(xo.shape, xo.strides) else "; x is copied to a contiguous array first"
     return f"{c.kernel} ({c.why}) on [{N}, {L}, {M}], {axis}{copy}"

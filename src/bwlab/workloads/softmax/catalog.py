@@ -110,6 +110,11 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       lambda p, b: plans.row_stream(p), _HERE,
       "The row on a cluster in shared memory instead of registers: three blocks share an SM, one's "
       "barriers hide behind another's traffic, and the next row's reads overlap this row's writes."),
+    K("rowTeam", SRC["rowstream"], f"rowTeam<{{T}},{{V}},512,8,{plans.STREAM_STAGES}," + _F + ">", (512, 1),
+      None, "last",
+      lambda p, b: plans.row_team(p), _HERE,  # one team here: the ladder sizes the teams to the GPU
+      "rowStream with a row's blocks meeting through global memory, every block resident at once (a "
+      "cooperative launch): teams of any size, not bound to a GPC's SMs as a cluster is."),
     K("rowSplit", SRC["rowsplit"], "rowPartial<{T},{V},256,2," + _F + ">", (256, 1), None, "last",
       lambda p, b: plans.row_split(p, 256, 2), _HERE,
       "Any row length: partial states through global memory and a second kernel: x read twice (the "
@@ -127,6 +132,6 @@ def ladder_choice(spec: SoftmaxKernel, p: Problem, block) -> Choice:
         raise ValueError(f"{spec.name} reduces {'the last' if spec.axis == 'last' else 'a strided'} axis only")
     c = spec.plan(p, tuple(block))
     if c is None:
-        why = "rows not in 16-byte packs, or " if spec.name in ("rowStream", "rowRelay") else ""
+        why = "rows not in 16-byte packs, or " if spec.name in ("rowStream", "rowTeam", "rowRelay") else ""
         raise ValueError(f"{spec.name}: cannot take a reduced axis of {p.L} ({why}too long to hold on chip)")
     return c

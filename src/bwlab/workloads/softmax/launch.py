@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...core import launch as core_launch
-from .plans import MERGE_BY, Choice
+from .plans import MERGE_BY, Choice, Problem, row_team
 
 
 def _function(source, expression: str, smem: int, device: int, cluster: int = 1):
@@ -27,6 +27,16 @@ def clusters_fit(choice: Choice, device: int) -> bool:
     return n is None or n > 0
 
 
+def team_blocks(p: Problem, device: int) -> int:
+    """How many blocks of p's rowTeam the GPU holds at once."""
+    import cupy
+
+    c = row_team(p)
+    fn = _function(c.source, c.expression, c.smem, device)
+    with cupy.cuda.Device(device):
+        return core_launch.resident_blocks(fn, c.block[0], c.smem, device)
+
+
 def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int, int, int, int, int], None]:
     """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0."""
     fn = _function(choice.source, choice.expression, choice.smem, device, choice.cluster)
@@ -40,7 +50,8 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
         return lambda a, b, y, ws, s: k(s, a, b, y)
     if choice.args == "relay":
         tail = [("i64", N), ("i64", L), ("i64", choice.chunks), ("i64", choice.extra[0])]
-        k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 4 + tail, choice.smem)
+        k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 4 + tail, choice.smem,
+                                     choice.cooperative)
 
         def relay(a, b, y, ws, s):
             core_launch.memset_async(ws, choice.zeroed, s)

@@ -89,6 +89,7 @@ class Choice:
     why: str = ""
     workspace_bytes: int = 0       # global scratch the call allocates
     zeroed: int = 0                # bytes at its start cleared before every launch
+    cooperative: bool = False      # every block resident at once (rowTeam's blocks wait on each other)
 
 
 def _pow2(n: int) -> int:
@@ -169,6 +170,40 @@ def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = S
                   extra=(G,), cluster=C,
                   why=f"a cluster of {C} blocks per row through shared memory, {cdiv(p.N, G) if G else 0} rows "
                       "each, the next row read while this one is written")
+
+
+def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = STREAM_K,
+             S: int = STREAM_STAGES, T: int = 0, G: int = 0) -> Optional[Choice]:
+    """rowStream's kernel on a team of T blocks a row (the fewest that hold it when 0) meeting
+    through global memory, G teams (as many as the GPU holds at once when 0: `held` blocks of this
+    kernel, 0 when unknown, taken as one team; None where it holds less than a team), team t taking
+    rows t, t + G, ... A cooperative launch: every block must be resident, since a block waits for
+    the rest of its row. 16-byte packs only."""
+    if p.vec * ITEMSIZE[p.dtype] != 16:
+        return None
+    packs = p.L // p.vec
+    T = T or cdiv(packs, threads * K)
+    if T * threads * K < packs or 0 < held < T:  # the GPU cannot hold one team
+        return None
+    G = min(p.N, G or max(1, held // T))
+    expr = f"rowTeam<{CTYPE[p.dtype]},{p.vec},{threads},{K},{S},{OPS[p.op, p.log]} >"
+    counts = 16 * cdiv(p.N, 4)  # the rows' counts, zeroed; then the blocks' states
+    return Choice("rowTeam", SRC["rowstream"], expr, (G * T, 1, 1), (threads, 1, 1), p.inputs * K * threads * 16,
+                  args="relay", chunks=T, extra=(G,), workspace_bytes=counts + 8 * p.N * T, zeroed=counts,
+                  cooperative=True,
+                  why=f"a team of {T} blocks per row through shared memory, meeting through global memory, "
+                      f"{G} teams, x read once")
+
+
+def team_wanted(p: Problem) -> bool:
+    """Rows that rowTeam takes: float32 softmax and log-softmax of 8 or 16 blocks of rowStream's
+    64 KiB (512 KiB to 1 MiB rows). On the H200 (benchmarks/h200/softmax/row-team), teams of 16
+    ran [4096, 262144] at 83% of a copy where rowRelay ran at 77-79%, teams of 8 [1024, 131072]
+    at 84% where rowStream's clusters of 8 ran at 81-82%; bfloat16 rows of 8 blocks lost 5-6
+    points to rowStream, rows of 128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay."""
+    blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
+    return (p.op == "forward" and p.dtype == "float32" and p.vec == 4 and p.M == 1
+            and 4 * STREAM_THREADS * STREAM_K < p.L // p.vec and blocks <= 16)
 
 
 def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY_LAG) -> Optional[Choice]:
@@ -297,11 +332,15 @@ def cols_split(p: Problem, by: int = 8) -> Choice:
                   why=f"{32 * v} columns per block, {by} threads per column, x read twice")
 
 
-def long_row(p: Problem) -> Choice:
-    """Rows too long for one block (as measured on the H200): forward rows that a cluster holds
-    stream through shared memory, longer ones and backward rows relay through L2 up to
-    RELAY_ROW_MAX bytes of inputs a row; longer rows, and rows not in 16-byte packs, as before."""
+def long_row(p: Problem, held: int = 0) -> Choice:
+    """Rows too long for one block (as measured on the H200): float32 forward rows of 8 or 16
+    blocks on a team (team_wanted; `held`: rowTeam's blocks the GPU holds at once), other forward
+    rows that a cluster holds stream through shared memory, longer ones and backward rows relay
+    through L2 up to RELAY_ROW_MAX bytes of inputs a row; longer rows, and rows not in 16-byte
+    packs, as before."""
     if p.vec * ITEMSIZE[p.dtype] == 16:
+        if team_wanted(p) and (c := row_team(p, held)):
+            return c
         if p.op == "forward" and (c := row_stream(p)):
             return c
         if p.L * ITEMSIZE[p.dtype] * p.inputs <= RELAY_ROW_MAX[p.op]:
@@ -383,10 +422,11 @@ def long_warp(p: Problem) -> Optional[Choice]:
     return row_warp(p, 16, 1, 128)
 
 
-def choose(p: Problem, big_clusters: bool = True) -> Choice:
-    """The public API's kernel for a problem (big_clusters=False: clusters of at most 8 blocks)."""
+def choose(p: Problem, big_clusters: bool = True, held: int = 0) -> Choice:
+    """The public API's kernel for a problem (big_clusters=False: clusters of at most 8 blocks;
+    held: rowTeam's blocks the GPU holds at once, where team_wanted)."""
     if p.M == 1:
-        return row_warp(p) or long_warp(p) or row_block(p) or long_row(p)
+        return row_warp(p) or long_warp(p) or row_block(p) or long_row(p, held)
     return strided(p, big_clusters)
 
 

@@ -11,7 +11,7 @@ from ...core.verify import compare as bit_compare
 from ...core.workload import Case, Prepared, Workload
 from . import calls, cases, catalog, peers, plans, reference
 from .catalog import OP
-from .launch import runner
+from .launch import runner, team_blocks
 
 FLOPS_PER_ELEMENT = {"forward": 5, "backward": 4}  # max, subtract, exp, sum, divide | multiply, sum, subtract, multiply
 
@@ -177,6 +177,8 @@ class SoftmaxWorkload(Workload):
             raise ValueError(f"{spec.name}: output must be {inputs.dtype} {tuple(inputs.shape)}")
         p = problem(case, aligned=inputs.data.ptr % 16 == 0 and out.data.ptr % 16 == 0)
         choice = catalog.ladder_choice(spec, p, block)
+        if choice.kernel == "rowTeam":  # as many teams as this GPU holds at once
+            choice = plans.row_team(p, held=team_blocks(p, inputs.device.id))
         run = runner(choice, p.N, p.L, p.M, inputs.device.id)
         ws = cupy.empty(max(choice.workspace_bytes, 1), cupy.uint8)
         x_ptr, y_ptr = inputs.data.ptr, out.data.ptr

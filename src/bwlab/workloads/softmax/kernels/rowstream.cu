@@ -25,22 +25,64 @@ __device__ __forceinline__ void fetch_segment(Pack<T, V>* sa, Pack<T, V>* sb, co
   }
 }
 
-// The forward is held to 40 registers a thread (3 blocks of 512 an SM, as shared memory allows).
-template <typename T, int V, int C, int THREADS, int K, int S, class Op>
-__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS, Op::IN == 1 ? 1536 / THREADS : 1)
-rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 G) {
+// How a row's block states meet. ClusterMeet: a cluster of C blocks through distributed shared
+// memory. TeamMeet: a team of any number of blocks through global memory (each block's state
+// and a count per row, zeroed before the launch); every block of the grid must be resident at
+// once (the launch is cooperative), since a block waits for the other blocks of its row.
+template <class Op, int C>
+struct ClusterMeet {
+  __device__ i64 rank() const { return cluster_rank(); }
+  __device__ i64 size() const { return C; }
+  __device__ i64 team() const { return blockIdx.x / C; }
+  // s: the block's state (every thread); j counts the block's rows; returns the row's state
+  __device__ State all(State s, State* part, i64, int j) const {
+    if (threadIdx.x == 0) part[j & 1] = s;
+    cluster_sync();
+    s = load_remote(&part[j & 1], 0);
+    for (int r = 1; r < C; ++r) s = Op::merge(s, load_remote(&part[j & 1], r));
+    return s;
+  }
+  __device__ void done() const { cluster_sync(); }  // no block leaves while another may still read its `part`
+};
+
+template <class Op, int THREADS>
+struct TeamMeet {
+  unsigned* count;  // [N] blocks of the row that have stored their state
+  State* states;    // [N][size] their states
+  i64 blocks;       // blocks a team
+  __device__ i64 rank() const { return blockIdx.x % blocks; }
+  __device__ i64 size() const { return blocks; }
+  __device__ i64 team() const { return blockIdx.x / blocks; }
+  __device__ State all(State s, State* scratch, i64 row, int) const {
+    if (threadIdx.x == 0) {
+      states[row * blocks + rank()] = s;
+      __threadfence();
+      atomicAdd(count + row, 1u);
+      while (ld_acquire(count + row) < (unsigned)blocks) asm volatile("nanosleep.u32 64;" ::: "memory");
+    }
+    __syncthreads();
+    State t = Op::empty();
+    for (i64 i = threadIdx.x; i < blocks; i += THREADS) t = Op::merge(t, ld_cg(states + row * blocks + i));
+    return block_merge<Op, THREADS>(t, scratch);
+  }
+  __device__ void done() const {}
+};
+
+// One block's share of rows team, team + G, ...: its segment of each row landing in S groups,
+// folded as they land, the row's state from the meeting, then the output written while the
+// slots refill with the next row.
+template <typename T, int V, int THREADS, int K, int S, class Op, class Meet>
+__device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
+                                           i64 N, i64 L, i64 G, const Meet& meet, State* part) {
   static_assert(V * sizeof(T) == 16, "rowStream moves 16-byte packs");
   static_assert(K % S == 0 && S <= 8, "S groups of whole packs");
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ State scratch[32];
-  __shared__ __align__(8) State part[2];  // by row parity (a slow block may still read the previous
-                                          // row's); 8-aligned for load_remote's 8-byte access
   Pack<T, V>* sa = reinterpret_cast<Pack<T, V>*>(smem);
   Pack<T, V>* sb = sa + K * THREADS;
-  const unsigned rank = cluster_rank();
-  const i64 packs = L / V, seg = (packs + C - 1) / C;
-  const i64 first = rank * seg, last = min(packs, first + seg);
-  const i64 row0 = blockIdx.x / C;
+  const i64 packs = L / V, parts = meet.size(), seg = (packs + parts - 1) / parts;
+  const i64 first = meet.rank() * seg, last = min(packs, first + seg);
+  const i64 row0 = meet.team();
   if (row0 < N) fetch_segment<T, V, THREADS, K, S, Op>(sa, sb, a + row0 * L, b + row0 * L, first, last);
   int j = 0;
   for (i64 row = row0; row < N; row += G, ++j) {
@@ -71,11 +113,7 @@ rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i
       }
     }
     State s = block_merge<Op, THREADS>(A == 2 ? Op::merge(acc[0], acc[A - 1]) : acc[0], scratch);
-    if (threadIdx.x == 0) part[j & 1] = s;
-    cluster_sync();
-    s = load_remote(&part[j & 1], 0);
-    for (int r = 1; r < C; ++r) s = Op::merge(s, load_remote(&part[j & 1], r));
-    const State f = Op::finish(s);
+    const State f = Op::finish(meet.all(s, part ? part : scratch, row, j));
     const bool more = row + G < N;
     const i64 next = off + G * L;
 #pragma unroll
@@ -97,5 +135,25 @@ rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i
       if ((k + 1) % (K / S) == 0) cp_async_commit();
     }
   }
-  cluster_sync();  // no block leaves while another may still read its `part`
+  meet.done();
+}
+
+// The forward is held to 40 registers a thread (3 blocks of 512 an SM, as shared memory allows).
+template <typename T, int V, int C, int THREADS, int K, int S, class Op>
+__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS, Op::IN == 1 ? 1536 / THREADS : 1)
+rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 G) {
+  __shared__ __align__(8) State part[2];  // by row parity (a slow block may still read the previous
+                                          // row's); 8-aligned for load_remote's 8-byte access
+  row_stream<T, V, THREADS, K, S, Op>(a, b, y, N, L, G, ClusterMeet<Op, C>{}, part);
+}
+
+// rowStream on a team of `blocks` blocks a row meeting through global memory, G teams: rows
+// longer than a cluster holds. ws: N counts (zeroed before the launch; 16-byte aligned), then
+// N * blocks states.
+template <typename T, int V, int THREADS, int K, int S, class Op>
+__global__ void __launch_bounds__(THREADS, Op::IN == 1 ? 1536 / THREADS : 1)
+rowTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L,
+        i64 blocks, i64 G) {
+  const TeamMeet<Op, THREADS> meet{ws, reinterpret_cast<State*>(ws + (N + 3) / 4 * 4), blocks};
+  row_stream<T, V, THREADS, K, S, Op>(a, b, y, N, L, G, meet, nullptr);
 }
