@@ -1,0 +1,93 @@
+"""rowTeam beside the dispatch on long last-axis rows (run from this folder as
+`PYTHONPATH=../../../../src python3 probe.py`): rowStream's kernel with a row's blocks meeting
+through global memory instead of a cluster, so a row may span any number of blocks (up to every
+block the GPU holds at once) and teams are not bound to a GPC. Each geometry's output, poisoned
+first, is checked against a float64 reference, then timed beside a device-to-device copy of the
+same bytes (../meet-tree/probe.py's loop). G teams of T blocks are launched only where the GPU
+holds all G * T blocks at once (a block waits for the other blocks of its row)."""
+import ctypes
+import sys
+
+import torch
+
+import bwlab
+from bwlab.core import launch as core_launch
+from bwlab.workloads.softmax import plans
+from bwlab.workloads.softmax.launch import _function
+
+sys.path.insert(0, "../meet-tree")
+from probe import against_copy, bad_count  # noqa: E402
+
+THREADS, K, S = 512, 8, 4
+CASES = [((64, 4194304), "float32"), ((64, 4194304), "bfloat16"), ((4096, 262144), "float32"),
+         ((4096, 262144), "bfloat16"), ((1024, 131072), "float32")]
+DT = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+
+
+def resident(fn, smem):
+    """Blocks of fn an SM holds at once (the driver's occupancy)."""
+    lib = core_launch._driver()
+    n = ctypes.c_int(0)
+    lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
+                                                                ctypes.c_int, ctypes.c_size_t]
+    err = lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(n), ctypes.c_void_p(fn.kernel.ptr), THREADS,
+                                                          smem)
+    assert err == 0, err
+    return n.value
+
+
+def team_call(x, out, log, T, G):
+    N, L = x.shape
+    ct, v = {"float32": ("float", 4), "bfloat16": ("bf16", 8)}[str(x.dtype).split(".")[1]]
+    expr = f"rowTeam<{ct},{v},{THREADS},{K},{S},{plans.OPS['forward', log]} >"
+    smem = K * THREADS * 16
+    fn = _function(plans.SRC["rowstream"], expr, smem, 0, 1)
+    held = resident(fn, smem) * torch.cuda.get_device_properties(0).multi_processor_count
+    if G * T > held:
+        return None, held
+    ws = torch.empty((N + 3) // 4 * 16 + 8 * N * T, dtype=torch.uint8, device="cuda")
+    k = core_launch.PackedLaunch(fn, (G * T, 1, 1), (THREADS, 1, 1),
+                                 [("ptr", 0), ("ptr", 0), ("ptr", 0), ("ptr", 0), ("i64", N), ("i64", L),
+                                  ("i64", T), ("i64", G)], smem)
+    s = torch.cuda.current_stream().cuda_stream
+
+    def call():
+        core_launch.memset_async(ws.data_ptr(), (N + 3) // 4 * 16, s)
+        k.call_at(s, {0: x.data_ptr(), 1: 0, 2: out.data_ptr(), 3: ws.data_ptr()})
+    return call, held
+
+
+def main():
+    g0 = torch.Generator(device="cuda").manual_seed(0)
+    print(f"{'case':18} {'dtype':9} {'op':4} {'kernel':26} {'bad':>4} {'ms':>8} {'GB/s':>6} {'%copy':>6}", flush=True)
+    for shape, d in CASES:
+        x = (torch.randn(*shape, device="cuda", generator=g0) * 3).to(DT[d])
+        N, L = shape
+        T = -(-(L // (16 // x.element_size())) // (THREADS * K))
+        for log in (False, True):
+            op = "log" if log else "fwd"
+            out = torch.full_like(x, float("nan"))
+            kern = bwlab.explain_softmax(x, -1, log=log).split(" ")[0]
+            variants = [(kern, lambda: bwlab.softmax(x, -1, log=log, out=out))]
+            _, held = team_call(x, out, log, T, 1 << 30)  # how many blocks the GPU holds at once
+            top = min(N, held // T)
+            for G in sorted(({1, 2} if top <= 4 else {top // 2}) | {top} if top else set()):
+                call, _ = team_call(x, out, log, T, G)
+                if call is not None:
+                    variants.append((f"rowTeam T{T} G{G}", call))
+            for label, fn in variants:
+                out.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                bad = bad_count(out, x, None, -1, op)
+                moved = 2 * x.numel() * x.element_size()
+                ms, copy = against_copy(fn, moved)
+                print(f"{str(list(shape)):18} {d:9} {op:4} {label:26} {bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} "
+                      f"{100 * copy / ms:6.1f}", flush=True)
+            out = None
+        x = None
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
