@@ -11,7 +11,7 @@ import torch
 import bwlab
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "meet-tree"))
-from probe import DT, against_copy, bad_count  # noqa: E402
+from probe import DT, columns, measure  # noqa: E402
 
 CASES = [((16, 8192, 1024), 1), ((8192, 8192), 0), ((4, 32768, 1024), 1), ((8192, 16, 1024), 1),
          ((1024, 131072), -1), ((4096, 262144), -1), ((64, 4194304), -1), ((32768, 4096), -1)]
@@ -26,14 +26,11 @@ def main(label, check):
             for op in ("fwd", "log"):
                 fn = lambda: bwlab.softmax(x, dim, log=op == "log", out=out)  # noqa: E731
                 kern = bwlab.explain_softmax(x, dim, log=op == "log")
-                out = torch.full_like(x, float("nan"))
-                fn()
-                torch.cuda.synchronize()
-                bad = bad_count(out, x, None, dim, op) if check else -1
+                out = torch.empty_like(x)
                 moved = x.numel() * x.element_size() * 2
-                ms, copy = against_copy(fn, moved)
+                bad, ms, copy = measure(fn, out, x, None, dim, op, moved, check)
                 print(f"{label:6} {str(list(shape)) + ' d' + str(dim):22} {d:9} {op:4} {kern.split(' ')[0]:12} "
-                      f"{bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} {100 * copy / ms:6.1f}", flush=True)
+                      + columns(bad, ms, copy, moved), flush=True)
                 out = None
             x = None
             torch.cuda.empty_cache()

@@ -45,6 +45,21 @@ def against_copy(fn, moved, rounds=3):
     return statistics.median(ks), statistics.median(cs)
 
 
+def measure(fn, out, x, g, dim, op, moved, check=True):
+    """(bad, ms, copy ms): out poisoned, fn run once and its output checked (bad = -1 unchecked),
+    then fn timed beside a copy of the same bytes."""
+    out.fill_(float("nan"))
+    fn()
+    torch.cuda.synchronize()
+    bad = bad_count(out, x, g, dim, op) if check else -1
+    return (bad,) + against_copy(fn, moved)
+
+
+def columns(bad, ms, copy, moved):
+    """The printed tail of a line: bad, ms, GB/s, % of a copy."""
+    return f"{bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} {100 * copy / ms:6.1f}"
+
+
 def ulp_bad(out, ref):
     def ordered(t):
         u = t.view(torch.int16).to(torch.int32) & 0xFFFF
@@ -86,14 +101,11 @@ def main(label, check, small):
                     y, g = x, None
                     fn = lambda: bwlab.softmax(x, dim, log=op == "log", out=out)  # noqa: E731
                     src, kern = x, bwlab.explain_softmax(x, dim, log=op == "log")
-                out = torch.full_like(src, float("nan"))
-                fn()
-                torch.cuda.synchronize()
-                bad = bad_count(out, y, g, dim, op) if check else -1
+                out = torch.empty_like(src)
                 moved = src.numel() * src.element_size() * (3 if op == "bwd" else 2)
-                ms, copy = against_copy(fn, moved)
+                bad, ms, copy = measure(fn, out, y, g, dim, op, moved, check)
                 print(f"{label:6} {str(list(shape)) + ' d' + str(dim):22} {d:9} {op:4} {kern.split(' ')[0]:12} "
-                      f"{bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} {100 * copy / ms:6.1f}", flush=True)
+                      + columns(bad, ms, copy, moved), flush=True)
                 out = None
             x = y = g = None
             torch.cuda.empty_cache()

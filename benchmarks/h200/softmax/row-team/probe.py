@@ -16,7 +16,7 @@ from bwlab.workloads.softmax import plans
 from bwlab.workloads.softmax.launch import _function
 
 sys.path.insert(0, "../meet-tree")
-from probe import against_copy, bad_count  # noqa: E402
+from probe import columns, measure  # noqa: E402
 
 THREADS, K, S = 512, 8, 4
 CASES = [((64, 4194304), "float32"), ((64, 4194304), "bfloat16"), ((4096, 262144), "float32"),
@@ -76,14 +76,9 @@ def main():
                 if call is not None:
                     variants.append((f"rowTeam T{T} G{G}", call))
             for label, fn in variants:
-                out.fill_(float("nan"))
-                fn()
-                torch.cuda.synchronize()
-                bad = bad_count(out, x, None, -1, op)
                 moved = 2 * x.numel() * x.element_size()
-                ms, copy = against_copy(fn, moved)
-                print(f"{str(list(shape)):18} {d:9} {op:4} {label:26} {bad:4d} {ms:8.4f} {moved / ms / 1e6:6.0f} "
-                      f"{100 * copy / ms:6.1f}", flush=True)
+                bad, ms, copy = measure(fn, out, x, None, -1, op, moved)
+                print(f"{str(list(shape)):18} {d:9} {op:4} {label:26} " + columns(bad, ms, copy, moved), flush=True)
             out = None
         x = None
         torch.cuda.empty_cache()
