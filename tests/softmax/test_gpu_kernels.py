@@ -65,8 +65,10 @@ def test_dispatch_reaches_every_family():
         seen.add(plans.choose(p).kernel)
     for shape, dim in API_CASES:  # the backward passes take rowRelay, rowSplit and colsCluster's 16
         seen.add(plans.choose(W_problem(Case(shape, "float32", (("dim", dim), ("op", "backward"))))).kernel)
-    assert {"rowWarp", "rowBlock", "rowCluster", "rowStream", "rowRelay", "rowSplit", "colsRegs", "colsCluster",
-            "colsChunks", "colsSpread"} <= seen
+    # teams want many rows (an H200's worth of them: test_row_team_takes_many_rows runs one)
+    seen.add(plans.choose(plans.Problem(1024, 131072, 1, "float32"), held=396).kernel)
+    assert {"rowWarp", "rowBlock", "rowCluster", "rowStream", "rowTeam", "rowRelay", "rowSplit", "colsRegs",
+            "colsCluster", "colsChunks", "colsSpread"} <= seen
 
 
 def W_problem(case):
@@ -177,9 +179,10 @@ def test_row_stream_forced(stages, clusters, log, monkeypatch):
 
 
 # rowTeam (rowStream's kernel meeting through global memory) forced at several geometries, 7 rows:
-# teams of 3 (the fewest for 10001 packs) to 7 blocks, 1 to 3 teams taking 3 to 7 rows each (every
-# row's count and states its own), segments ending part-way through a thread's packs
-@pytest.mark.parametrize("blocks", [3, 4, 7])
+# teams of 3 (the fewest for 10001 packs) to 9 blocks, 1 to 3 teams taking 3 to 7 rows each (every
+# row's count and states its own), segments ending part-way through a thread's packs; rows of 5
+# packs on teams of 4, whose last block holds none of them
+@pytest.mark.parametrize("blocks", [3, 4, 7, 9])
 @pytest.mark.parametrize("teams", [1, 2, 3])
 @pytest.mark.parametrize("log", [False, True])
 def test_row_team_forced(blocks, teams, log, monkeypatch):
@@ -187,13 +190,85 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
     from bwlab.workloads.softmax.launch import runner
 
     params = (("dim", -1),) + ((("log", True),) if log else ())
-    for dtype, L in (("float32", 40004), ("bfloat16", 80008)):  # 10001 packs each
+    rows = [("float32", 40004), ("bfloat16", 80008)] + ([("float32", 20), ("bfloat16", 40)] if blocks == 4 else [])
+    for dtype, L in rows:  # 10001 packs (or 5)
         case = Case((7, L), dtype, params)
         p = W_problem(case)
         c = plans.row_team(p, T=blocks, G=teams, S=4 if blocks != 4 else 2)
         assert c is not None and c.grid[0] == blocks * teams and c.cooperative
         monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
         check_case(case, seed=10 * blocks + teams)
+        assert calls.plan_for(p, 0).choice is c  # it ran, not the dispatch's kernel
+
+
+def test_row_team_full_grid_on_a_reused_workspace(monkeypatch):
+    """As many teams as the GPU holds, each taking several rows, three calls in a row on fresh
+    inputs: each call's workspace comes back from the pool with the last call's counts and
+    states in it, so a count not cleared before the launch would let blocks merge stale states."""
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner, team_blocks
+
+    case = Case((600, 40004), "float32", (("dim", -1),))
+    p = W_problem(case)
+    c = plans.row_team(p, held=team_blocks(p, 0))
+    assert c.extra[0] * 2 < p.N  # teams take several rows each
+    monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+    for seed in (7, 8, 9):
+        check_case(case, seed=seed)
+    assert calls.plan_for(p, 0).choice is c
+
+
+def _team_rows(L):
+    """A float32 row length's case with just enough rows for the dispatch to take teams here."""
+    from bwlab.workloads.softmax.launch import team_blocks
+
+    p = W_problem(Case((1, L), "float32", (("dim", -1),)))
+    T = plans.row_team(p).chunks
+    return Case((plans.TEAM_ROWS * (team_blocks(p, 0) // T) + 3, L), "float32", (("dim", -1),))
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_row_team_takes_many_rows(log):
+    """The dispatch's teams (rows of 6 blocks, the last block's segment shorter), through the API."""
+    from bwlab.workloads.softmax import calls
+
+    case = _team_rows(81924)
+    case = Case(case.shape, "float32", case.params + ((("log", True),) if log else ()))
+    check_case(case, seed=11)
+    assert calls.plan_for(W_problem(case), 0).choice.kernel == "rowTeam"
+
+
+def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
+    """A stream being captured gets the kernel without teams (the graph replays correctly); a
+    cooperative launch the GPU refuses (more blocks than it holds) falls back to it for good."""
+    import cupy
+
+    import bwlab
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    case = _team_rows(131072)
+    p = W_problem(case)
+    assert calls.plan_for(p, 0).choice.kernel == "rowTeam"
+    x = W.make_input(case, 4)
+    out = W.new_output(case, x)
+    verify.poison(out)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        s.begin_capture()
+        bwlab.softmax(x, -1, out=out)
+        g = s.end_capture()
+    g.launch(s)
+    s.synchronize()
+    assert W.check(out, W.reference(case, x)).ok
+    assert calls._plans[(p, 0, "no teams")].choice.kernel == "rowStream"
+
+    case = Case((600, 40004), "float32", (("dim", -1),))
+    p = W_problem(case)
+    big = plans.row_team(p, T=3, G=600)  # 1800 blocks
+    monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(big, runner(big, p.N, p.L, p.M, 0)))
+    check_case(case, seed=6)
+    assert calls._plans[(p, 0)].choice.kernel == "rowStream"
 
 
 # colsSpread (the strip in the registers of a cluster) forced at several geometries, every pass

@@ -41,10 +41,10 @@ def test_teams_fit_the_gpu_and_cover_every_row(held, N, L):
     teams never exceed the blocks the GPU holds at once (one team when unknown) nor the rows, and
     the workspace holds the rows' counts (16-byte aligned) and every block's state."""
     p = Problem(N, L, 1, "float32")
-    c = plans.choose(p, held=held)
+    c = plans.row_team(p, held)
     T = plans.row_team(p).chunks
-    if 0 < held < T:  # not one team fits: the kernel the row would take without teams
-        assert c.kernel in ("rowStream", "rowRelay")
+    if 0 < held < T:  # not one team fits: the row keeps the kernel it takes without teams
+        assert c is None and plans.choose(p, held=held).kernel in ("rowStream", "rowRelay")
         return
     assert c.kernel == "rowTeam" and c.cooperative and c.args == "relay"
     T, G = _team(c)
@@ -54,6 +54,15 @@ def test_teams_fit_the_gpu_and_cover_every_row(held, N, L):
     assert c.grid == (G * T, 1, 1) and 1 <= G <= N
     assert G * T <= (held or T) and (G == N or held == 0 or (G + 1) * T > held)
     assert c.zeroed % 16 == 0 and c.zeroed >= 4 * N and c.workspace_bytes == c.zeroed + 8 * N * T
+
+
+@pytest.mark.parametrize("N, L, held, kernel", [
+    (4096, 262144, 396, "rowTeam"), (1024, 131072, 396, "rowTeam"), (2048, 81920, 396, "rowTeam"),
+    (392, 131072, 396, "rowTeam"),      # 8 rows for each of 49 teams
+    (391, 131072, 396, "rowStream"),    # fewer: the clusters
+    (64, 131072, 396, "rowStream"), (32, 262144, 396, "rowRelay"), (8, 262144, 0, "rowTeam")])  # 0: one team
+def test_teams_take_enough_rows(N, L, held, kernel):
+    assert plans.choose(Problem(N, L, 1, "float32"), held=held).kernel == kernel
 
 
 @pytest.mark.parametrize("dtype, op, log, vec", [("bfloat16", "forward", False, 8), ("float16", "forward", True, 8),
@@ -67,6 +76,7 @@ def test_teams_only_where_measured(dtype, op, log, vec):
     assert plans.team_wanted(Problem(64, 4 * 4096 * 4 + 4, 1, "float32", log=True))
     assert not plans.team_wanted(Problem(64, 16 * 4096 * 4 + 4, 1, "float32"))
     assert not plans.team_wanted(Problem(64, 131072, 8, "float32"))  # a strided axis
+    assert plans.choose(Problem(64, 131072, 1, "float32"), held=396, teams=False).kernel == "rowStream"
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

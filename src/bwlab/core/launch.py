@@ -101,6 +101,11 @@ _libcuda: list = []
 
 
 _INVALID_CONTEXT = 201  # CUDA_ERROR_INVALID_CONTEXT
+_COOPERATIVE_TOO_LARGE = 720  # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+
+
+class LaunchTooLarge(RuntimeError):
+    """A cooperative launch with more blocks than the GPU holds at once for this context."""
 
 
 def _bind_context() -> None:
@@ -128,6 +133,8 @@ def _driver():
         lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
                                                                     ctypes.c_int, ctypes.c_size_t]
         lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.restype = ctypes.c_int
+        lib.cuStreamIsCapturing.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+        lib.cuStreamIsCapturing.restype = ctypes.c_int
         _libcuda.append(lib)
     return _libcuda[0]
 
@@ -175,7 +182,19 @@ def resident_blocks(fn, threads: int, shared: int, device: int = 0) -> int:
         err = _driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(n), ptr, threads, shared)
     if err:
         raise RuntimeError(f"cuOccupancyMaxActiveBlocksPerMultiprocessor failed with CUDA error {err}")
-    return n.value * cupy.cuda.Device(device).attributes["MultiProcessorCount"]
+    return n.value * cupy.cuda.runtime.deviceGetAttribute(cupy.cuda.runtime.cudaDevAttrMultiProcessorCount, device)
+
+
+def capturing(stream: int) -> bool:
+    """Whether a stream is being captured into a CUDA graph."""
+    status = ctypes.c_int(0)
+    err = _driver().cuStreamIsCapturing(ctypes.c_void_p(stream), ctypes.byref(status))
+    if err == _INVALID_CONTEXT:
+        _bind_context()
+        err = _driver().cuStreamIsCapturing(ctypes.c_void_p(stream), ctypes.byref(status))
+    if err:
+        raise RuntimeError(f"cuStreamIsCapturing failed with CUDA error {err}")
+    return status.value != 0
 
 
 def memset_async(ptr: int, nbytes: int, stream: int) -> None:
@@ -249,6 +268,9 @@ class PackedLaunch:
                 for i, v in values.items():
                     setattr(self._args, self._names[i], v)
                 err = self._launch(stream)
+        if err == _COOPERATIVE_TOO_LARGE:
+            raise LaunchTooLarge(f"cuLaunchCooperativeKernel: {self._dims[0] * self._dims[1] * self._dims[2]} blocks "
+                                 "are more than the GPU holds at once here")
         if err:
             raise RuntimeError(f"{'cuLaunchCooperativeKernel' if self._coop else 'cuLaunchKernel'} failed "
                                f"with CUDA error {err}")

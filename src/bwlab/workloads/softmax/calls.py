@@ -77,14 +77,14 @@ class Plan:
 _plans: dict[tuple, Plan] = {}
 
 
-def plan_for(p: plans.Problem, device: int) -> Plan:
-    key = (p, device)
+def plan_for(p: plans.Problem, device: int, teams: bool = True) -> Plan:
+    key = (p, device) if teams else (p, device, "no teams")
     hit = _plans.get(key)
     if hit is None:
-        held = team_blocks(p, device) if plans.team_wanted(p) else 0
-        choice = plans.choose(p, held=held)
+        held = team_blocks(p, device) if teams and plans.team_wanted(p) else 0
+        choice = plans.choose(p, held=held, teams=teams)
         if choice.cluster > max(plans.CLUSTERS) and not clusters_fit(choice, device):
-            choice = plans.choose(p, big_clusters=False, held=held)  # no GPC with 16 SMs free (a MIG slice)
+            choice = plans.choose(p, big_clusters=False, held=held, teams=teams)  # no GPC with 16 SMs free (MIG)
         hit = _plans[key] = Plan(choice, runner(choice, p.N, p.L, p.M, device))
     return hit
 
@@ -180,15 +180,24 @@ def run(x, dim: int = -1, log: bool = False, out=None, stream=None, grad=None):
     if nb == 0:
         return result
     # the plan is looked up each call: tests force plans into _plans
-    _launch(plan_for(seen.problem, seen.device), kind, x, seen.device, xp, gp, op, s, stream is None)
+    _launch(seen.problem, kind, x, seen.device, xp, gp, op, s, stream is None)
     return result
 
 
-def _launch(plan, kind: str, obj, device: int, xp: int, gp: int, op: int, s: int, current: bool) -> None:
-    """plan.run with its workspace (if any) allocated on stream s."""
+def _launch(p, kind: str, obj, device: int, xp: int, gp: int, op: int, s: int, current: bool) -> None:
+    """p's plan run with its workspace (if any) allocated on stream s. A team's cooperative grid
+    is not put in a graph being captured, and a GPU that refuses it (it holds fewer blocks than
+    its occupancy said: an SM limit, other work) gets the kernel the row takes without teams."""
+    plan = plan_for(p, device)
+    if plan.choice.cooperative and core_launch.capturing(s):
+        plan = plan_for(p, device, teams=False)
     ws = plan.choice.workspace_bytes
     wb = _workspace(kind, obj, device, ws, s, current) if ws else None
-    plan.run(xp, gp, op, _ptr(wb) if wb is not None else 0, s)
+    try:
+        plan.run(xp, gp, op, _ptr(wb) if wb is not None else 0, s)
+    except core_launch.LaunchTooLarge:
+        _plans[(p, device)] = plan_for(p, device, teams=False)
+        _launch(p, kind, obj, device, xp, gp, op, s, current)
 
 
 def _run_checked(x, dim, log, out, stream, grad, key):
@@ -225,7 +234,7 @@ def _run_checked(x, dim, log, out, stream, grad, key):
         _seen[key] = Seen(p, xo.device, tuple(xo.shape), xo.nbytes)
     if xo.size == 0:
         return result
-    _launch(plan_for(p, xo.device), xo.kind, xo.obj, xo.device, a.ptr, b.ptr if b is not None else 0, yo.ptr, s,
+    _launch(p, xo.kind, xo.obj, xo.device, a.ptr, b.ptr if b is not None else 0, yo.ptr, s,
             stream is None)
     return result
 
@@ -237,7 +246,7 @@ def explain(x, dim: int = -1, log: bool = False, backward: bool = False) -> str:
     _, N, L, M = split(xo.shape, dim)
     aligned = is_dense(xo.shape, xo.strides) and xo.ptr % 16 == 0
     p = plans.Problem(N, L, M, dtype, "backward" if backward else "forward", log, aligned)
-    c = plan_for(p, xo.device).choice if plans.team_wanted(p) else plans.choose(p)  # teams: sized to the GPU
+    c = plan_for(p, xo.device).choice
     axis = "last axis" if M == 1 else f"strided axis (stride {M})"
     copy = "" if is_dense(xo.shape, xo.strides) else "; x is copied to a contiguous array first"
     return f"{c.kernel} ({c.why}) on [{N}, {L}, {M}], {axis}{copy}"

@@ -196,14 +196,22 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
 
 
 def team_wanted(p: Problem) -> bool:
-    """Rows that rowTeam takes: float32 softmax and log-softmax of 8 or 16 blocks of rowStream's
-    64 KiB (512 KiB to 1 MiB rows). On the H200 (benchmarks/h200/softmax/row-team), teams of 16
-    ran [4096, 262144] at 83% of a copy where rowRelay ran at 77-79%, teams of 8 [1024, 131072]
-    at 84% where rowStream's clusters of 8 ran at 81-82%; bfloat16 rows of 8 blocks lost 5-6
-    points to rowStream, rows of 128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay."""
+    """Rows that rowTeam may take: float32 softmax and log-softmax of 5 to 16 blocks of rowStream's
+    64 KiB (rows over 256 KiB up to 1 MiB; long_row also wants TEAM_ROWS rows a team). On the H200
+    (benchmarks/h200/softmax/row-team), as many teams as the GPU holds, each taking 15 to 80 rows,
+    ran rows of 5, 6, 8, 12 and 16 blocks at 80-84% of a copy where rowStream's clusters ran at
+    72-81% and rowRelay at 74-79%; bfloat16 rows of 8 blocks lost 5-6 points to rowStream, rows of
+    128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay."""
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
     return (p.op == "forward" and p.dtype == "float32" and p.vec == 4 and p.M == 1
             and 4 * STREAM_THREADS * STREAM_K < p.L // p.vec and blocks <= 16)
+
+
+# rowTeam's teams take at least this many rows each, or the row keeps its kernel: with 1.3 rows a
+# team ([64, 131072], [32, 262144]; 32 MiB each, much of it from L2) teams ran at 50-53% of a copy
+# against 59-60% (the launch and its cleared workspace are a larger share of a short call); with 15
+# or more they won. 8 lies between, unmeasured.
+TEAM_ROWS = 8
 
 
 def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY_LAG) -> Optional[Choice]:
@@ -332,14 +340,15 @@ def cols_split(p: Problem, by: int = 8) -> Choice:
                   why=f"{32 * v} columns per block, {by} threads per column, x read twice")
 
 
-def long_row(p: Problem, held: int = 0) -> Choice:
-    """Rows too long for one block (as measured on the H200): float32 forward rows of 8 or 16
-    blocks on a team (team_wanted; `held`: rowTeam's blocks the GPU holds at once), other forward
+def long_row(p: Problem, held: int = 0, teams: bool = True) -> Choice:
+    """Rows too long for one block (as measured on the H200): float32 forward rows of 5 to 16
+    blocks on teams of TEAM_ROWS rows or more (team_wanted; `held`: rowTeam's blocks the GPU holds at
+    once, 0 when unknown), other forward
     rows that a cluster holds stream through shared memory, longer ones and backward rows relay
     through L2 up to RELAY_ROW_MAX bytes of inputs a row; longer rows, and rows not in 16-byte
     packs, as before."""
     if p.vec * ITEMSIZE[p.dtype] == 16:
-        if team_wanted(p) and (c := row_team(p, held)):
+        if teams and team_wanted(p) and (c := row_team(p, held)) and p.N >= TEAM_ROWS * c.extra[0]:
             return c
         if p.op == "forward" and (c := row_stream(p)):
             return c
@@ -422,11 +431,12 @@ def long_warp(p: Problem) -> Optional[Choice]:
     return row_warp(p, 16, 1, 128)
 
 
-def choose(p: Problem, big_clusters: bool = True, held: int = 0) -> Choice:
+def choose(p: Problem, big_clusters: bool = True, held: int = 0, teams: bool = True) -> Choice:
     """The public API's kernel for a problem (big_clusters=False: clusters of at most 8 blocks;
-    held: rowTeam's blocks the GPU holds at once, where team_wanted)."""
+    held: rowTeam's blocks the GPU holds at once, where team_wanted; teams=False: no rowTeam,
+    for a stream being captured into a graph or a GPU that refused the cooperative launch)."""
     if p.M == 1:
-        return row_warp(p) or long_warp(p) or row_block(p) or long_row(p, held)
+        return row_warp(p) or long_warp(p) or row_block(p) or long_row(p, held, teams)
     return strided(p, big_clusters)
 
 

@@ -179,6 +179,8 @@ class SoftmaxWorkload(Workload):
         choice = catalog.ladder_choice(spec, p, block)
         if choice.kernel == "rowTeam":  # as many teams as this GPU holds at once
             choice = plans.row_team(p, held=team_blocks(p, inputs.device.id))
+            if choice is None:
+                raise ValueError(f"{spec.name}: a row of {p.L} takes more blocks than this GPU holds at once")
         run = runner(choice, p.N, p.L, p.M, inputs.device.id)
         ws = cupy.empty(max(choice.workspace_bytes, 1), cupy.uint8)
         x_ptr, y_ptr = inputs.data.ptr, out.data.ptr
