@@ -22,6 +22,21 @@ THREADS, K, S = 512, 8, 4
 CASES = [((64, 4194304), "float32"), ((64, 4194304), "bfloat16"), ((4096, 262144), "float32"),
          ((4096, 262144), "bfloat16"), ((1024, 131072), "float32")]
 DT = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+# `python3 probe.py more`: float32 rows of 5, 6 and 12 blocks and few rows, the dispatch (teams)
+# beside the kernel the row takes without teams, both through the API's launch path
+MORE = [((2048, 81920), "float32"), ((1024, 98304), "float32"), ((512, 196608), "float32"),
+        ((8, 262144), "float32"), ((32, 262144), "float32"), ((8, 131072), "float32"), ((64, 131072), "float32")]
+
+
+def without_teams(x, out, log):
+    """The API's launch of the kernel the row takes without teams (its workspace allocated once)."""
+    from bwlab.workloads.softmax import calls
+
+    N, L = x.shape
+    plan = calls.plan_for(plans.Problem(N, L, 1, "float32", "forward", log), 0, teams=False)
+    ws = torch.empty(max(1, plan.choice.workspace_bytes), dtype=torch.uint8, device="cuda")
+    s = torch.cuda.current_stream().cuda_stream
+    return plan.choice.kernel, lambda: plan.run(x.data_ptr(), 0, out.data_ptr(), ws.data_ptr(), s)
 
 
 def resident(fn, smem):
@@ -57,10 +72,10 @@ def team_call(x, out, log, T, G):
     return call, held
 
 
-def main():
+def main(more=False):
     g0 = torch.Generator(device="cuda").manual_seed(0)
     print(f"{'case':18} {'dtype':9} {'op':4} {'kernel':26} {'bad':>4} {'ms':>8} {'GB/s':>6} {'%copy':>6}", flush=True)
-    for shape, d in CASES:
+    for shape, d in MORE if more else CASES:
         x = (torch.randn(*shape, device="cuda", generator=g0) * 3).to(DT[d])
         N, L = shape
         T = -(-(L // (16 // x.element_size())) // (THREADS * K))
@@ -69,9 +84,12 @@ def main():
             out = torch.full_like(x, float("nan"))
             kern = bwlab.explain_softmax(x, -1, log=log).split(" ")[0]
             variants = [(kern, lambda: bwlab.softmax(x, -1, log=log, out=out))]
+            if more:
+                variants.append(without_teams(x, out, log))
+                variants[-1] = (variants[-1][0] + " (no teams)", variants[-1][1])
             _, held = team_call(x, out, log, T, 1 << 30)  # how many blocks the GPU holds at once
             top = min(N, held // T)
-            for G in sorted(({1, 2} if top <= 4 else {top // 2}) | {top} if top else set()):
+            for G in sorted(({1, 2} if top <= 4 else {top // 2}) | {top} if top and not more else set()):
                 call, _ = team_call(x, out, log, T, G)
                 if call is not None:
                     variants.append((f"rowTeam T{T} G{G}", call))
@@ -85,4 +103,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main("more" in sys.argv[1:])
