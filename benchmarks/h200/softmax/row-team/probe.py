@@ -72,10 +72,14 @@ def team_call(x, out, log, T, G):
     return call, held
 
 
-def main(more=False):
+# `python3 probe.py ab LABEL`: the dispatch alone on the float32 rows teams take (an A/B of two trees)
+AB = [((4096, 262144), "float32"), ((1024, 131072), "float32"), ((2048, 81920), "float32")]
+
+
+def main(more=False, ab=None):
     g0 = torch.Generator(device="cuda").manual_seed(0)
     print(f"{'case':18} {'dtype':9} {'op':4} {'kernel':26} {'bad':>4} {'ms':>8} {'GB/s':>6} {'%copy':>6}", flush=True)
-    for shape, d in MORE if more else CASES:
+    for shape, d in AB if ab else MORE if more else CASES:
         x = (torch.randn(*shape, device="cuda", generator=g0) * 3).to(DT[d])
         N, L = shape
         T = -(-(L // (16 // x.element_size())) // (THREADS * K))
@@ -84,12 +88,14 @@ def main(more=False):
             out = torch.full_like(x, float("nan"))
             kern = bwlab.explain_softmax(x, -1, log=log).split(" ")[0]
             variants = [(kern, lambda: bwlab.softmax(x, -1, log=log, out=out))]
+            if ab:
+                variants = [(f"{ab} {kern}", variants[0][1])]
             if more:
                 variants.append(without_teams(x, out, log))
                 variants[-1] = (variants[-1][0] + " (no teams)", variants[-1][1])
             _, held = team_call(x, out, log, T, 1 << 30)  # how many blocks the GPU holds at once
             top = min(N, held // T)
-            for G in sorted(({1, 2} if top <= 4 else {top // 2}) | {top} if top and not more else set()):
+            for G in sorted(({1, 2} if top <= 4 else {top // 2}) | {top} if top and not (more or ab) else set()):
                 call, _ = team_call(x, out, log, T, G)
                 if call is not None:
                     variants.append((f"rowTeam T{T} G{G}", call))
@@ -103,4 +109,4 @@ def main(more=False):
 
 
 if __name__ == "__main__":
-    main("more" in sys.argv[1:])
+    main("more" in sys.argv[1:], sys.argv[2] if sys.argv[1:2] == ["ab"] else None)

@@ -53,17 +53,26 @@ struct TeamMeet {
   __device__ i64 rank() const { return blockIdx.x % blocks; }
   __device__ i64 size() const { return blocks; }
   __device__ i64 team() const { return blockIdx.x / blocks; }
+  // Thread 0 stores the block's state and counts it (a release: no fence of its own, no value
+  // awaited), then waits for the row's count; warp 0 merges the team's states alone, and one
+  // barrier hands the result to the block (in scratch[31]: block_merge's slots are 0..WARPS-1,
+  // which a slow warp may still be reading).
   __device__ State all(State s, State* scratch, i64 row, int) const {
-    if (threadIdx.x == 0) {
-      states[row * blocks + rank()] = s;
-      __threadfence();
-      atomicAdd(count + row, 1u);
-      while (ld_acquire(count + row) < (unsigned)blocks) asm volatile("nanosleep.u32 64;" ::: "memory");
+    static_assert(THREADS < 1024, "scratch[31] is free");
+    if (threadIdx.x < 32) {
+      if (threadIdx.x == 0) {
+        states[row * blocks + rank()] = s;
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(count + row) : "memory");
+        while (ld_acquire(count + row) < (unsigned)blocks) asm volatile("nanosleep.u32 64;" ::: "memory");
+      }
+      __syncwarp();
+      State t = Op::empty();
+      for (i64 i = threadIdx.x; i < blocks; i += 32) t = Op::merge(t, ld_cg(states + row * blocks + i));
+      t = warp_merge<Op, 32>(t);
+      if (threadIdx.x == 0) scratch[31] = t;
     }
     __syncthreads();
-    State t = Op::empty();
-    for (i64 i = threadIdx.x; i < blocks; i += THREADS) t = Op::merge(t, ld_cg(states + row * blocks + i));
-    return block_merge<Op, THREADS>(t, scratch);
+    return scratch[31];
   }
   __device__ void done() const {}
 };
