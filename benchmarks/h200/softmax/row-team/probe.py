@@ -74,12 +74,13 @@ def team_call(x, out, log, T, G):
 
 # `python3 probe.py ab LABEL`: the dispatch alone on the float32 rows teams take (an A/B of two trees)
 AB = [((4096, 262144), "float32"), ((1024, 131072), "float32"), ((2048, 81920), "float32")]
+RELAY_AB = [((64, 4194304), "float32"), ((64, 4194304), "bfloat16")]  # `ab LABEL relay`: rowRelay's rows
 
 
 def main(more=False, ab=None):
     g0 = torch.Generator(device="cuda").manual_seed(0)
     print(f"{'case':18} {'dtype':9} {'op':4} {'kernel':26} {'bad':>4} {'ms':>8} {'GB/s':>6} {'%copy':>6}", flush=True)
-    for shape, d in AB if ab else MORE if more else CASES:
+    for shape, d in (RELAY_AB if "relay" in sys.argv[3:] else AB) if ab else MORE if more else CASES:
         x = (torch.randn(*shape, device="cuda", generator=g0) * 3).to(DT[d])
         N, L = shape
         T = -(-(L // (16 // x.element_size())) // (THREADS * K))

@@ -87,8 +87,7 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
     s = block_merge<Op, THREADS>(s, scratch);
     if (threadIdx.x == 0) {
       ws[row * chunks + c] = s;
-      __threadfence();
-      atomicAdd(done + row, 1u);
+      count_release(done + row);
     }
     return;
   }

@@ -53,16 +53,15 @@ struct TeamMeet {
   __device__ i64 rank() const { return blockIdx.x % blocks; }
   __device__ i64 size() const { return blocks; }
   __device__ i64 team() const { return blockIdx.x / blocks; }
-  // Thread 0 stores the block's state and counts it (a release: no fence of its own, no value
-  // awaited), then waits for the row's count; warp 0 merges the team's states alone, and one
-  // barrier hands the result to the block (in scratch[31]: block_merge's slots are 0..WARPS-1,
-  // which a slow warp may still be reading).
+  // Thread 0 stores the block's state and counts it (count_release), then waits for the row's
+  // count; warp 0 merges the team's states alone, and one barrier hands the result to the block
+  // (in scratch[31]: block_merge's slots are 0..WARPS-1, which a slow warp may still be reading).
   __device__ State all(State s, State* scratch, i64 row, int) const {
     static_assert(THREADS < 1024, "scratch[31] is free");
     if (threadIdx.x < 32) {
       if (threadIdx.x == 0) {
         states[row * blocks + rank()] = s;
-        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(count + row) : "memory");
+        count_release(count + row);
         while (ld_acquire(count + row) < (unsigned)blocks) asm volatile("nanosleep.u32 64;" ::: "memory");
       }
       __syncwarp();

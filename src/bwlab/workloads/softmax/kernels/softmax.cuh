@@ -305,6 +305,11 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
+// Add 1 to a count other blocks wait on, ordered after this thread's writes before it (a release:
+// no fence of its own, and no returned value to wait for).
+__device__ __forceinline__ void count_release(unsigned* p) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(p) : "memory");
+}
 __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM wrote it
   State s;
   asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(s.a), "=f"(s.b) : "l"(p) : "memory");
