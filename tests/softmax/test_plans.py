@@ -291,10 +291,13 @@ def test_every_dispatched_expression_is_built(dtype, op):
             problems += [Problem(2, L, M, dtype, op, log, aligned) for L in (1, 2, 3, 5, 16, 17, 100, 1000, 8192, 20000)
                          for M in (2, 3, 4, 8, 9, 16, 32, 64, 100, 1024, 8192)]
             problems += [Problem(2, 40000, M, dtype, op, log, aligned) for M in (64, 1024, 1032)]
+            problems += [Problem(4096, L, 1, dtype, op, log, aligned) for L in (81920, 131072, 196608, 262144)]
             for pr in problems:
-                c = plans.choose(pr)
+                c = plans.choose(pr, held=396)  # an H200's worth of rowTeam blocks: teams where wanted
                 missing |= {e for e in (c.expression, c.finish, c.merge) if e and e not in built.get(c.source, ())}
     assert not missing, sorted(missing)
+    if dtype == "float32" and op == "forward":  # the probes above reached the teams
+        assert any(e.startswith("rowTeam<float") and "Forward<true>" in e for e in built[plans.SRC["rowstream"]])
 
 
 def test_a_miss_never_prints_its_goal():

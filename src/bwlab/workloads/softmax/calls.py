@@ -188,16 +188,21 @@ def _launch(p, kind: str, obj, device: int, xp: int, gp: int, op: int, s: int, c
     """p's plan run with its workspace (if any) allocated on stream s. A team's cooperative grid
     is not put in a graph being captured, and a GPU that refuses it (it holds fewer blocks than
     its occupancy said: an SM limit, other work) gets the kernel the row takes without teams."""
-    plan = plan_for(p, device)
-    if plan.choice.cooperative and core_launch.capturing(s):
-        plan = plan_for(p, device, teams=False)
-    ws = plan.choice.workspace_bytes
-    wb = _workspace(kind, obj, device, ws, s, current) if ws else None
-    try:
+    def go(plan):
+        ws = plan.choice.workspace_bytes
+        wb = _workspace(kind, obj, device, ws, s, current) if ws else None
         plan.run(xp, gp, op, _ptr(wb) if wb is not None else 0, s)
+
+    plan = plan_for(p, device)
+    if not plan.choice.cooperative:
+        return go(plan)
+    if core_launch.capturing(s):
+        return go(plan_for(p, device, teams=False))
+    try:
+        go(plan)
     except core_launch.LaunchTooLarge:
-        _plans[(p, device)] = plan_for(p, device, teams=False)
-        _launch(p, kind, obj, device, xp, gp, op, s, current)
+        _plans[(p, device)] = fallback = plan_for(p, device, teams=False)
+        go(fallback)
 
 
 def _run_checked(x, dim, log, out, stream, grad, key):

@@ -455,6 +455,8 @@ def expressions() -> dict[Path, list[str]]:
                     c = choose(pr)
                     out.setdefault(c.source, []).append(c.expression)
                     out[c.source] += [e for e in (c.finish, c.merge) if e]
+                    if team_wanted(pr):  # teams want many rows, which one-row probes never have
+                        out[SRC["rowstream"]] = out.get(SRC["rowstream"], []) + [row_team(pr).expression]
     return {k: sorted(set(v)) for k, v in out.items()}
 
 

@@ -57,7 +57,7 @@ struct TeamMeet {
   // count; warp 0 merges the team's states alone, and one barrier hands the result to the block
   // (in scratch[31]: block_merge's slots are 0..WARPS-1, which a slow warp may still be reading).
   __device__ State all(State s, State* scratch, i64 row, int) const {
-    static_assert(THREADS < 1024, "scratch[31] is free");
+    static_assert(THREADS % 32 == 0 && THREADS / 32 < 32, "scratch[31] is free");
     if (threadIdx.x < 32) {
       if (threadIdx.x == 0) {
         states[row * blocks + rank()] = s;
