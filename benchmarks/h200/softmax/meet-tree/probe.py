@@ -8,11 +8,15 @@ Check: float32 within the stated tolerance of a float64 reference (gradients: 1e
 scale of their terms), 16-bit within one unit in the last place of the correctly rounded
 result (gradients: 2^-7 of that scale), on fresh random data with the output poisoned."""
 import statistics
+from pathlib import Path
 import sys
 
 import torch
 
 import bwlab
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sweeps"))
+from sweep import timed  # noqa: E402
 
 CASES = [((16, 8192, 1024), 1), ((8192, 8192), 0), ((8, 16384, 1024), 1), ((64, 1024, 2048), 1),
          ((32, 2048, 1024), 1)]
@@ -21,17 +25,8 @@ OPS = ("fwd", "log", "bwd")
 
 
 def batch_ms(fn, batch=8, reps=9):
-    fn()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(batch):
-            fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) / batch)
-    return statistics.median(ts)
+    """The median ms of fn over reps batches of `batch` calls between events (../sweeps' timed)."""
+    return timed(fn, reps=reps, batch=batch)
 
 
 def against_copy(fn, moved, rounds=3):

@@ -14,11 +14,15 @@
                   profiler, for an A/B of two trees."""
 import statistics
 import sys
+from pathlib import Path
 
 import torch
 
 from bwlab.workloads.softmax import calls, plans
 from bwlab.workloads.softmax.launch import runner
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sweeps"))
+from sweep import timed  # noqa: E402  (events around batches of calls, the median)
 
 MiB = 1 << 20
 DT = {"float32": torch.float32, "bfloat16": torch.bfloat16}
@@ -37,21 +41,6 @@ def relay_variants(p, quick):
         if c is not None:
             out.append((f"{label} ({c.extra[0]})", c))
     return out
-
-
-def timed(fn, reps=15, batch=4):
-    fn()
-    torch.cuda.synchronize()
-    ms = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(batch):
-            fn()
-        b.record()
-        b.synchronize()
-        ms.append(a.elapsed_time(b) / batch)
-    return sorted(ms)[reps // 2]
 
 
 def relay(quick):
