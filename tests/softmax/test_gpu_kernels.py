@@ -8,6 +8,7 @@ from bwlab.core import verify
 from bwlab.core.workload import Case
 from bwlab.workloads import get
 from bwlab.workloads.softmax import catalog, plans, reference
+from bwlab.workloads.softmax.reference import ITEMSIZE
 
 pytestmark = pytest.mark.gpu
 W = get("softmax")
@@ -49,12 +50,13 @@ def check_case(case: Case, seed=1):
 @pytest.mark.parametrize("dtype", DT)
 @pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_api_against_float64(shape, dim, dtype, kind):
-    params = (("dim", dim),)
-    if "log" in kind:
-        params += (("log", True),)
-    if "backward" in kind:
-        params += (("op", "backward"),)
-    check_case(Case(shape, dtype, params))
+    check_case(Case(shape, dtype, _params(kind, dim)))
+
+
+def _params(kind: str, dim: int = 1) -> tuple:
+    """A case's parameters for a pass: forward, log, backward or logbackward."""
+    return ((("dim", dim),) + ((("log", True),) if "log" in kind else ())
+            + ((("op", "backward"),) if "backward" in kind else ()))
 
 
 def test_dispatch_reaches_every_family():
@@ -67,8 +69,9 @@ def test_dispatch_reaches_every_family():
         seen.add(plans.choose(W_problem(Case(shape, "float32", (("dim", dim), ("op", "backward"))))).kernel)
     # teams want many rows (an H200's worth of them: test_row_team_takes_many_rows runs one)
     seen.add(plans.choose(plans.Problem(1024, 131072, 1, "float32"), held=396).kernel)
+    seen.add(plans.choose(plans.Problem(16, 8192, 1024, "float32", "backward"), held=264).kernel)  # and strips
     assert {"rowWarp", "rowBlock", "rowCluster", "rowStream", "rowTeam", "rowRelay", "rowSplit", "colsRegs",
-            "colsCluster", "colsChunks", "colsSpread"} <= seen
+            "colsCluster", "colsChunks", "colsSpread", "colsTeam"} <= seen
 
 
 def W_problem(case):
@@ -121,12 +124,22 @@ def test_over_2_31_elements(shape, dim):
     check_case(Case(shape, "bfloat16", (("dim", dim),)))
 
 
+def test_gradients_on_teams_over_2_31_elements():
+    """colsTeam's 64-bit offsets: a bfloat16 gradient of 2^31 + elements down an axis of 8192."""
+    from bwlab.workloads.softmax import calls
+
+    case = Case((64, 8192, 4104), "bfloat16", (("dim", 1), ("op", "backward")))
+    assert int(np.prod(case.shape)) > 2**31
+    assert calls.plan_for(W_problem(case), 0).choice.kernel == "colsTeam"
+    check_case(case)
+
+
 def test_clusters_of_16_fit_this_gpu():
     """The long strided axes' clusters of 16 blocks run here (else the dispatch falls back)."""
     from bwlab.workloads.softmax.launch import clusters_fit
 
     for op in ("forward", "backward"):
-        c = plans.choose(plans.Problem(1, 8192, 8192, "float32", op))
+        c = plans.choose(plans.Problem(1, 8192, 8192, "float32", op), teams=False)  # gradients: teams where they can
         assert c.cluster == 16 and clusters_fit(c, 0)
 
 
@@ -141,8 +154,7 @@ def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch
     from bwlab.workloads.softmax import calls
     from bwlab.workloads.softmax.launch import runner
 
-    params = (("dim", 1),) + ((("log", True),) if kind == "log" else ()) + \
-        ((("op", "backward"),) if kind == "backward" else ())
+    params = _params(kind)
     tried = 0
     for dtype in ("float32", "bfloat16"):
         case = Case(shape, dtype, params)
@@ -276,6 +288,7 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
     x = W.make_input(case, 4)
     out = W.new_output(case, x)
     verify.poison(out)
+    cupy.cuda.Device().synchronize()  # the inputs and the poison, made on another stream, are ready
     s = cupy.cuda.Stream(non_blocking=True)
     with s:
         s.begin_capture()
@@ -294,6 +307,103 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
     assert calls._plans[(p, 0)].choice.kernel == "rowStream"
 
 
+# colsTeam (colsCluster's strips on a team meeting through global memory) forced at several
+# geometries, every pass and dtype: the fewest blocks that hold the axis and 2 or 5 more (short axes:
+# blocks with no rows), 1 to 3 teams each taking many strips in turn (the states' parity and the
+# counts' targets), strips partly past M, a slice of two strips; on blocks of 128 and 64-byte strips too
+@pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 4099, 36), (1, 16, 4096), (2, 9, 64), (7, 13, 8)], ids=str)
+@pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
+def test_cols_team_forced(shape, kind, monkeypatch):
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    params = _params(kind)
+    tried = 0
+    for dtype in DT:
+        case = Case(shape, dtype, params)
+        p = W_problem(case)
+        if plans.cols_team(p) is None:  # 16-bit strips of 36 columns: not in 16-byte packs
+            assert ITEMSIZE[dtype] == 2 and shape[2] % 8
+            continue
+        fewest = plans.cols_team(p).chunks
+        geometries = [dict(T=fewest + more, G=teams) for more, teams in ((0, 1), (2, 2), (5, 3))]
+        if shape == (3, 1000, 1000):
+            geometries += [dict(threads=128, G=2), dict(W=64, G=3)]
+        for g in geometries:
+            c = plans.cols_team(p, **g)
+            assert c is not None and c.grid[0] == c.chunks * c.extra[0] and c.cooperative
+            plan, ran = _counted(calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+            monkeypatch.setitem(calls._plans, (p, 0), plan)
+            check_case(case, seed=c.chunks + 10 * c.extra[0])
+            assert ran
+            tried += 1
+    assert tried >= 3  # float32 at every geometry at least
+
+
+def _team_strips(L, log=False):
+    """A float32 gradient's case down an axis of L with just enough 128-byte strips (slices [L, 32])
+    for the dispatch to take teams here."""
+    from bwlab.workloads.softmax.launch import team_blocks
+
+    params = (("dim", 1), ("op", "backward")) + ((("log", True),) if log else ())
+    p = W_problem(Case((1, L, 32), "float32", params))
+    G = team_blocks(p, 0) // plans.cols_team(p).chunks
+    return Case((plans.TEAM_STRIPS * G + 5, L, 32), "float32", params)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_cols_team_takes_long_gradients(log, monkeypatch):
+    """The dispatch's teams (as many as the GPU holds, the last block's share shorter), through the
+    API, three calls in a row on a reused workspace with fresh inputs."""
+    from bwlab.workloads.softmax import calls
+
+    case = _team_strips(4099, log)
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    assert plan.choice.kernel == "colsTeam"
+    plan, ran = _counted(plan)
+    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    for seed in (12, 13, 14):
+        check_case(case, seed=seed)
+    assert len(ran) == 3
+
+
+def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
+    """As rowTeam: a captured stream gets the kernel without teams, a refused launch falls back to it."""
+    import cupy
+
+    import bwlab
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    case = _team_strips(8192)
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    assert plan.choice.kernel == "colsTeam"
+    plan, ran = _counted(plan)
+    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    y, g = W.make_input(case, 5)
+    out = W.new_output(case, y)
+    verify.poison(out)
+    cupy.cuda.Device().synchronize()  # the inputs and the poison, made on another stream, are ready
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        s.begin_capture()
+        bwlab.softmax_backward(y, g, 1, out=out)
+        graph = s.end_capture()
+    graph.launch(s)
+    s.synchronize()
+    assert W.check(out, W.reference(case, (y, g))).ok
+    assert not ran and calls._plans[(p, 0, "no teams")].choice.kernel == "colsSpread"
+
+    case = Case((40, 1000, 1000), "float32", (("dim", 1), ("op", "backward")))
+    p = W_problem(case)
+    big = plans.cols_team(p, T=3, G=1000)  # 3000 blocks
+    monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(big, runner(big, p.N, p.L, p.M, 0)))
+    check_case(case, seed=6)
+    assert calls._plans[(p, 0)].choice.kernel == "colsCluster"
+
+
 # colsSpread (the strip in the registers of a cluster) forced at several geometries, every pass
 # and dtype: shares of 1 to 8 packs a thread, blocks with no rows, strips partly past M
 @pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 777, 520), (1, 16, 4096), (2, 9, 64), (2, 4000, 72),
@@ -303,8 +413,7 @@ def test_cols_spread_forced(shape, kind, monkeypatch):
     from bwlab.workloads.softmax import calls
     from bwlab.workloads.softmax.launch import runner
 
-    params = (("dim", 1),) + ((("log", True),) if "log" in kind else ()) + \
-        ((("op", "backward"),) if "backward" in kind else ())
+    params = _params(kind)
     tried = 0
     for dtype in DT:
         case = Case(shape, dtype, params)

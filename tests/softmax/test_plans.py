@@ -127,13 +127,13 @@ def test_rows_not_in_packs_keep_the_register_kernels():
 
 @pytest.mark.parametrize("dtype, op", [("float32", "forward"), ("bfloat16", "forward"), ("bfloat16", "backward")])
 def test_long_strided_axes_take_whole_strips_on_16_blocks(dtype, op):
-    c = plans.choose(Problem(1, 8192, 8192, dtype, op))
+    c = plans.choose(Problem(1, 8192, 8192, dtype, op), teams=False)  # gradients take teams where they can
     assert (c.kernel, c.cluster, plans.strip(c)) == ("colsCluster", 16, 128)
     assert c.block[0] == (128 if (dtype, op) == ("float32", "forward") else 256)
     stages = int(c.expression.split(",")[4])  # groups of rows folded as they land
     assert stages == (1 if (dtype, op) == ("bfloat16", "forward") else plans.WIDE_STAGES)
     assert c.smem <= (plans.SMEM_MAX if op == "backward" else plans.CLUSTER_SMEM)  # forward: 2 blocks an SM
-    small = plans.choose(Problem(1, 8192, 8192, dtype, op), big_clusters=False)
+    small = plans.choose(Problem(1, 8192, 8192, dtype, op), big_clusters=False, teams=False)
     if op == "forward":  # portable clusters: 64-byte strips on 8 blocks; gradients (two inputs) only 32: chunks
         assert small.kernel == "colsCluster" and small.cluster <= 8 and small.smem <= plans.SMEM_MAX
         assert plans.strip(small) == plans.CHUNK_STRIP
@@ -170,16 +170,19 @@ def test_float32_gradients_of_long_axes_whose_share_fills_the_registers_skip_sha
     """colsSpread: 512 threads a block, 8 packs a thread, where a cluster of 8 or 16 gives each
     block 449-512 rows; otherwise colsCluster, as for log-softmax's gradient and 16-bit ones."""
     for L, M, C in ((4096, 1024, 8), (3800, 64, 8), (8192, 8192, 16), (7300, 1024, 16)):
-        c = plans.choose(Problem(16, L, M, "float32", "backward"))
+        c = plans.choose(Problem(16, L, M, "float32", "backward"), teams=False)  # else teams where measured
         assert (c.kernel, c.cluster, c.block[0]) == ("colsSpread", C, 512), (L, c.expression)
         assert c.expression.split(",")[2] == "8" and c.grid[0] == plans.cdiv(M, 32) * C
     # portable clusters hold only 32-byte strips of both inputs there: chunks instead
-    assert plans.choose(Problem(1, 8192, 8192, "float32", "backward"), big_clusters=False).kernel == "colsChunks"
-    assert plans.choose(Problem(1, 4096, 8192, "float32", "backward"), big_clusters=False).kernel == "colsSpread"
+    assert plans.choose(Problem(1, 8192, 8192, "float32", "backward"), big_clusters=False,
+                        teams=False).kernel == "colsChunks"
+    assert plans.choose(Problem(1, 4096, 8192, "float32", "backward"), big_clusters=False,
+                        teams=False).kernel == "colsSpread"
+    assert plans.choose(Problem(1, 8192, 8192, "float32", "backward"), big_clusters=False).kernel == "colsTeam"
     for p in (Problem(16, 6144, 1024, "float32", "backward"), Problem(16, 3000, 1024, "float32", "backward"),
               Problem(16, 8192, 1024, "float32", "backward", log=True), Problem(16, 8192, 1024, "bfloat16", "backward"),
               Problem(16, 8192, 1024, "float32", "forward"), Problem(16, 8192, 16, "float32", "backward")):
-        assert plans.choose(p).kernel == "colsCluster", p
+        assert plans.choose(p, teams=False).kernel == "colsCluster", p
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
@@ -190,7 +193,7 @@ def test_axes_too_long_for_wide_strips_take_chunks(dtype, op, log):
     for N, L, M, aligned in ((4, 32768, 1024, True), (1, 32768, 4096, True), (16, 8192, 1023, True),
                              (3, 517, 1024, False)):
         p = Problem(N, L, M, dtype, op, log, aligned)
-        c = plans.choose(p)
+        c = plans.choose(p, teams=False)  # float32 gradients take teams there (test_strided_gradients_...)
         assert c.kernel == "colsChunks", (p, c.expression)
         rows, v = c.extra[0], p.vec
         assert rows == (256 if ITEMSIZE[dtype] == 2 else 128) and c.chunks == plans.cdiv(L, rows)
@@ -278,6 +281,52 @@ def _probe_lengths() -> list[int]:
     return sorted(set(range(1, 300)) | set(near) | {40004, 49160, 70001, 300001, 4194304 + 8})
 
 
+@pytest.mark.parametrize("held", [0, 1, 21, 22, 264, 10**6])
+@pytest.mark.parametrize("N, L, M, dtype", [(16, 8192, 1024, "float32"), (1, 8192, 8192, "bfloat16"),
+                                            (4, 32768, 1024, "float32"), (3, 4099, 40, "float32"),
+                                            (2, 10007, 24, "float16")])
+def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype):
+    """colsTeam: T blocks hold the axis in at most TEAM_STRIP bytes of strip rows each (the last block's
+    share shorter), G teams never exceed the blocks the GPU holds at once (one team when unknown) nor
+    the strips, and the workspace holds a 128-byte line of count per team and two strips' states."""
+    p = Problem(N, L, M, dtype, "backward")
+    c = plans.cols_team(p, held)
+    T = plans.cols_team(p).chunks
+    if 0 < held < T:
+        assert c is None
+        return
+    assert c.kernel == "colsTeam" and c.cooperative and c.args == "colsteam"
+    T, G = _team(c)
+    W = int(c.expression.split(",")[1])
+    cols = W // 16 * (16 // ITEMSIZE[dtype])
+    rows = plans.TEAM_STRIP // (W * 2)
+    assert W == min(128, plans._pow2(M * ITEMSIZE[dtype])) and (T - 1) * rows < L <= T * rows
+    assert c.smem == (c.block[0] // 32 + 2) * cols * 8 + -(-L // T) * W * 2 <= plans.SMEM_MAX
+    strips = N * -(-M // cols)
+    assert c.grid == (G * T, 1, 1) and 1 <= G <= strips
+    assert G * T <= (held or T) and (G == strips or held == 0 or (G + 1) * T > held)
+    assert c.zeroed == 128 * G and c.workspace_bytes == c.zeroed + 2 * 8 * G * T * cols
+
+
+@pytest.mark.parametrize("shape, dtype, log, held, kernel", [
+    ((16, 8192, 1024), "float32", False, 264, "colsTeam"), ((16, 4096, 1024), "float32", True, 264, "colsTeam"),
+    ((1, 8192, 8192), "float32", False, 264, "colsTeam"), ((4, 32768, 1024), "float32", False, 264, "colsTeam"),
+    ((16, 8192, 1024), "bfloat16", False, 264, "colsTeam"), ((8, 16384, 1024), "float16", True, 264, "colsTeam"),
+    ((16, 8192, 1024), "float32", False, 0, "colsTeam"),      # one team when the GPU is unknown
+    ((16, 2048, 1024), "float32", False, 264, "colsCluster"),  # short axes: clusters won
+    ((16, 4096, 1024), "bfloat16", False, 264, "colsCluster"),
+    ((4, 32768, 1024), "bfloat16", False, 264, "colsChunks"),  # level with chunks there
+    ((4, 65536, 1024), "float32", False, 264, "colsChunks"),   # unmeasured
+    ((16, 8192, 16), "float32", False, 264, "colsCluster"),    # strips narrower than 128 bytes
+    ((1, 8192, 1024), "float32", False, 264, "colsSpread")])   # 32 strips: too few for 12 teams
+def test_strided_gradients_take_teams_where_measured(shape, dtype, log, held, kernel):
+    N, L, M = shape
+    assert plans.choose(Problem(N, L, M, dtype, "backward", log), held=held).kernel == kernel
+    assert plans.choose(Problem(N, L, M, dtype, "forward", log), held=held).kernel != "colsTeam"
+    if kernel == "colsTeam":  # a captured stream or a refused launch: the kernel without teams
+        assert plans.choose(Problem(N, L, M, dtype, "backward", log), held=held, teams=False).kernel != "colsTeam"
+
+
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 @pytest.mark.parametrize("op", ["forward", "backward"])
 def test_every_dispatched_expression_is_built(dtype, op):
@@ -292,12 +341,17 @@ def test_every_dispatched_expression_is_built(dtype, op):
                          for M in (2, 3, 4, 8, 9, 16, 32, 64, 100, 1024, 8192)]
             problems += [Problem(2, 40000, M, dtype, op, log, aligned) for M in (64, 1024, 1032)]
             problems += [Problem(4096, L, 1, dtype, op, log, aligned) for L in (81920, 131072, 196608, 262144)]
+            problems += [Problem(64, L, 1024, dtype, op, log, aligned) for L in (4096, 8192, 16384, 32768)]
             for pr in problems:
                 c = plans.choose(pr, held=396)  # an H200's worth of rowTeam blocks: teams where wanted
                 missing |= {e for e in (c.expression, c.finish, c.merge) if e and e not in built.get(c.source, ())}
     assert not missing, sorted(missing)
     if dtype == "float32" and op == "forward":  # the probes above reached the teams
         assert any(e.startswith("rowTeam<float") and "Forward<true>" in e for e in built[plans.SRC["rowstream"]])
+    if op == "backward":
+        ct = {"float32": "float", "bfloat16": "bf16", "float16": "half16"}[dtype]
+        assert {f"colsTeam<{ct},128,256,4,Backward<{log}> >" for log in ("false", "true")} <= set(
+            built[plans.SRC["colscluster"]])
 
 
 def test_a_miss_never_prints_its_goal():

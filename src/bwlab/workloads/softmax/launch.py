@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...core import launch as core_launch
-from .plans import MERGE_BY, Choice, Problem, row_team
+from .plans import MERGE_BY, Choice, Problem, team_choice
 
 
 def _function(source, expression: str, smem: int, device: int, cluster: int = 1):
@@ -28,10 +28,10 @@ def clusters_fit(choice: Choice, device: int) -> bool:
 
 
 def team_blocks(p: Problem, device: int) -> int:
-    """How many blocks of p's rowTeam the GPU holds at once."""
+    """How many blocks of p's team kernel (rowTeam, colsTeam) the GPU holds at once."""
     import cupy
 
-    c = row_team(p)
+    c = team_choice(p)
     fn = _function(c.source, c.expression, c.smem, device)
     with cupy.cuda.Device(device):
         return core_launch.resident_blocks(fn, c.block[0], c.smem, device)
@@ -48,8 +48,9 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0), ("ptr", 0), ("ptr", 0),
                                      ("i64", N), ("i64", L), ("i64", M)], choice.smem)
         return lambda a, b, y, ws, s: k(s, a, b, y)
-    if choice.args == "relay":
-        tail = [("i64", N), ("i64", L), ("i64", choice.chunks), ("i64", choice.extra[0])]
+    if choice.args in ("relay", "colsteam"):
+        dims = [("i64", N), ("i64", L)] + ([("i64", M)] if choice.args == "colsteam" else [])
+        tail = dims + [("i64", choice.chunks), ("i64", choice.extra[0])]
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 4 + tail, choice.smem,
                                      choice.cooperative)
 

@@ -196,14 +196,31 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
 
 
 def team_wanted(p: Problem) -> bool:
-    """Rows that rowTeam may take: float32 softmax and log-softmax of 5 to 16 blocks of rowStream's
-    64 KiB (rows over 256 KiB up to 1 MiB; long_row also wants TEAM_ROWS rows a team). On the H200
-    (benchmarks/h200/softmax/row-team), as many teams as the GPU holds, each taking 15 to 80 rows,
-    ran rows of 5, 6, 8, 12 and 16 blocks at 80-84% of a copy where rowStream's clusters ran at
-    72-81% and rowRelay at 74-79%; bfloat16 rows of 8 blocks lost 5-6 points to rowStream, rows of
-    128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay."""
+    """Calls that may run on teams (the dispatch also wants them to take enough rows or strips each).
+    The last axis (rowTeam): float32 softmax and log-softmax of 5 to 16 blocks of rowStream's 64 KiB
+    (rows over 256 KiB up to 1 MiB). On the H200 (benchmarks/h200/softmax/row-team), as many teams
+    as the GPU holds, each taking 15 to 80 rows, ran rows of 5, 6, 8, 12 and 16 blocks at 80-84% of a
+    copy where rowStream's clusters ran at 72-81% and rowRelay at 74-79%; bfloat16 rows of 8 blocks
+    lost 5-6 points to rowStream, rows of 128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay.
+    A strided axis (colsTeam): softmax and log-softmax gradients in whole 128-byte strips down axes
+    of 4096 to 32768 rows (float32) or 8192 to 16384 (16-bit). On the H200
+    (benchmarks/h200/softmax/cols-team/meet.txt, the X0 rows), float32 [16, 8192, 1024] ran at 84% of a
+    copy against colsSpread's 71%, [8192, 8192] 77% against 68%, [8, 16384, 1024] 76% against
+    colsCluster's 64%, [4, 32768, 1024] and [32768, 4096] 65% against colsChunks' 60%; bfloat16
+    [16, 8192, 1024] 81% against 71%, [8192, 8192] 74% against 64%, [8, 16384, 1024] 77% against 64%,
+    while 32768 rows were level with colsChunks (-1.5 to +2.1 points). On a tree whose meeting read
+    16-byte pairs of states (wide-loads.txt; slower or level wherever both were run), float32
+    [16, 4096, 1024] ran at 86% against colsSpread's 80%, bfloat16 lost 3 points to colsCluster there,
+    and shorter axes ([32, 2048, 1024], [64, 1024, 2048]) lost 3-8. log-softmax gradients were not
+    timed apart (the same kernel with another finishing formula). Forward passes were level with
+    colsCluster or slower, and within 3 points of colsChunks either way: their clusters keep two or
+    three blocks an SM already."""
+    if p.M > 1:
+        lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
+        return (p.op == "backward" and p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] >= 128
+                and lo <= p.L <= hi)
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
-    return (p.op == "forward" and p.dtype == "float32" and p.vec == 4 and p.M == 1
+    return (p.op == "forward" and p.dtype == "float32" and p.vec == 4
             and 4 * STREAM_THREADS * STREAM_K < p.L // p.vec and blocks <= 16)
 
 
@@ -308,6 +325,47 @@ def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUS
                       "x read once")
 
 
+TEAM_STRIP = 96 * 1024         # colsTeam: bytes of strip rows a block holds (two blocks an SM)
+TEAM_STRIPS = 10               # colsTeam: strips a team takes at least (10.7 to 42 measured)
+
+
+def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: int = 0,
+              budget: int = TEAM_STRIP, T: int = 0, G: int = 0) -> Optional[Choice]:
+    """colsCluster's strips, W bytes wide (at most the slice's width), on a team of T ordinary blocks
+    (the fewest whose `budget` bytes hold the axis when 0) meeting through global memory; G teams (as
+    many as the GPU holds at once when 0: `held` blocks of this kernel, 0 when unknown, taken as one
+    team; None where it holds less than a team), team g taking strips g, g + G, ..., the next strip
+    read while one is written. S groups of rows folded as they land (0: one for 16-bit forward, whose
+    two-pass fold has no registers for more, else WIDE_STAGES). A cooperative launch. 16-byte packs."""
+    if p.vec * ITEMSIZE[p.dtype] != 16 or p.M == 1:
+        return None
+    W = min(W, max(16, _pow2(p.M * ITEMSIZE[p.dtype])))
+    cols = W // 16 * p.vec
+    T = T or cdiv(p.L, max(1, budget // (W * p.inputs)))
+    states = (threads // 32 + 2) * cols * 8  # the warps' partials, the finished states (and one row spare)
+    smem = states + cdiv(p.L, T) * W * p.inputs
+    if smem > SMEM_MAX or 0 < held < T:
+        return None
+    G = min(strips(p, cols), G or max(1, held // T))
+    S = S or (1 if p.op == "forward" and ITEMSIZE[p.dtype] == 2 else WIDE_STAGES)
+    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]} >"
+    counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
+    return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",
+                  chunks=T, extra=(G,), workspace_bytes=counts + 2 * 8 * G * T * cols, zeroed=counts,
+                  cooperative=True,
+                  why=f"strips {W} bytes wide on a team of {T} blocks meeting through global memory, "
+                      f"{G} teams, x read once")
+
+
+def strips(p: Problem, cols: int) -> int:
+    return p.N * cdiv(p.M, cols)
+
+
+def team_choice(p: Problem, held: int = 0) -> Optional[Choice]:
+    """The team kernel for p's axis: rowTeam on the last axis, colsTeam on a strided one."""
+    return row_team(p, held) if p.M == 1 else cols_team(p, held)
+
+
 def chunk_rows(p: Problem) -> int:
     """colsChunks' rows a chunk: 256 for 16-bit elements, else 128. On the H200 at [4, 32768, 1024]
     and [32768, 4096] (benchmarks/h200/softmax/long-axis/chunks-geometry.txt), bfloat16 chunks of
@@ -403,7 +461,7 @@ def spread_backward(p: Problem, big_clusters: bool = True) -> Optional[Choice]:
     return None
 
 
-def strided(p: Problem, big_clusters: bool = True) -> Choice:
+def strided(p: Problem, big_clusters: bool = True, held: int = 0, teams: bool = True) -> Choice:
     """A short axis in registers, float32 gradients in the registers of a cluster, strips on a
     cluster's shared memory, else chunks read twice. colsCluster's strips narrow as the axis grows
     (the strip of every row must fit): below CHUNK_STRIP bytes, where the slice's rows are at least
@@ -412,8 +470,14 @@ def strided(p: Problem, big_clusters: bool = True) -> Choice:
     4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53% against 32-33%),
     gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384, 1024] (64-byte
     strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs (no cluster):
-    35-54% against colsSplit's 11-41%."""
-    c = cols_regs(p) or spread_backward(p, big_clusters)
+    35-54% against colsSplit's 11-41%. Gradients down long axes take teams (team_wanted) where each
+    takes TEAM_STRIPS strips or more."""
+    c = cols_regs(p)
+    if c is not None:
+        return c
+    if teams and team_wanted(p) and (c := cols_team(p, held)) and strips(p, 8 * p.vec) >= TEAM_STRIPS * c.extra[0]:
+        return c
+    c = spread_backward(p, big_clusters)
     if c is not None:
         return c
     c = cols_cluster_best(p, big_clusters)
@@ -433,11 +497,11 @@ def long_warp(p: Problem) -> Optional[Choice]:
 
 def choose(p: Problem, big_clusters: bool = True, held: int = 0, teams: bool = True) -> Choice:
     """The public API's kernel for a problem (big_clusters=False: clusters of at most 8 blocks;
-    held: rowTeam's blocks the GPU holds at once, where team_wanted; teams=False: no rowTeam,
+    held: the team kernel's blocks the GPU holds at once, where team_wanted; teams=False: no teams,
     for a stream being captured into a graph or a GPU that refused the cooperative launch)."""
     if p.M == 1:
         return row_warp(p) or long_warp(p) or row_block(p) or long_row(p, held, teams)
-    return strided(p, big_clusters)
+    return strided(p, big_clusters, held, teams)
 
 
 def expressions() -> dict[Path, list[str]]:
@@ -455,8 +519,9 @@ def expressions() -> dict[Path, list[str]]:
                     c = choose(pr)
                     out.setdefault(c.source, []).append(c.expression)
                     out[c.source] += [e for e in (c.finish, c.merge) if e]
-                    if team_wanted(pr):  # teams want many rows, which one-row probes never have
-                        out[SRC["rowstream"]] = out.get(SRC["rowstream"], []) + [row_team(pr).expression]
+                    if team_wanted(pr):  # teams want many rows or strips, which these probes never have
+                        t = team_choice(pr)
+                        out.setdefault(t.source, []).append(t.expression)
     return {k: sorted(set(v)) for k, v in out.items()}
 
 

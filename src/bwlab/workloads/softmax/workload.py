@@ -177,10 +177,10 @@ class SoftmaxWorkload(Workload):
             raise ValueError(f"{spec.name}: output must be {inputs.dtype} {tuple(inputs.shape)}")
         p = problem(case, aligned=inputs.data.ptr % 16 == 0 and out.data.ptr % 16 == 0)
         choice = catalog.ladder_choice(spec, p, block)
-        if choice.kernel == "rowTeam":  # as many teams as this GPU holds at once
-            choice = plans.row_team(p, held=team_blocks(p, inputs.device.id))
+        if choice.cooperative:  # rowTeam, colsTeam: as many teams as this GPU holds at once
+            choice = plans.team_choice(p, held=team_blocks(p, inputs.device.id))
             if choice is None:
-                raise ValueError(f"{spec.name}: a row of {p.L} takes more blocks than this GPU holds at once")
+                raise ValueError(f"{spec.name}: a reduced axis of {p.L} takes more blocks than this GPU holds at once")
         run = runner(choice, p.N, p.L, p.M, inputs.device.id)
         ws = cupy.empty(max(choice.workspace_bytes, 1), cupy.uint8)
         x_ptr, y_ptr = inputs.data.ptr, out.data.ptr

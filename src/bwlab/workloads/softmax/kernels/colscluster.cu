@@ -52,6 +52,27 @@ struct Share {
     }
   }
 
+  // Rows [0, rows) of the share as S committed groups of `per` rows, all copies in flight at once.
+  static __device__ __forceinline__ void copy_groups(T* sa, T* sb, const T* a, const T* b, i64 base, i64 col0,
+                                                     i64 M, int rows, int per, int S) {
+    for (int s = 0; s < S; ++s) {
+      copy_in(sa, sb, a, b, base, col0, M, min(rows, s * per), min(rows, (s + 1) * per));
+      cp_async_commit();
+    }
+  }
+
+  // The S groups folded into fresh states as they land (the thread's last S committed groups).
+  static __device__ __forceinline__ void fold_groups(State (&st)[K], const T* sa, const T* sb, int rows, int per,
+                                                     int S) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) st[k] = Op::empty();
+    for (int s = 0; s < S; ++s) {
+      cp_async_wait_upto(S - 1 - s);
+      __syncthreads();
+      fold(st, sa, sb, min(rows, s * per), min(rows, (s + 1) * per));
+    }
+  }
+
   // Fold rows [lo, hi) into the thread's states: K adjacent columns and every G-th row
   // (lo a multiple of G), four rows a fold.
   static __device__ __forceinline__ void fold(State (&s)[K], const T* sa, const T* sb, int lo, int hi) {
@@ -132,18 +153,64 @@ struct Share {
   // distributed shared memory. Every thread of every block of the cluster calls it.
   template <int C>
   static __device__ __forceinline__ void finish(State (&s)[K], State* red, State* part, State* fin) {
+    partials(s, red);
+    meet<Op, C, WARPS, COLS, THREADS>(red, part, fin);
+  }
+
+  // The threads' states to the warps' partials per column in `red` ([WARPS][COLS]), by shuffles
+  // between the lanes holding the same columns; then a barrier.
+  static __device__ __forceinline__ void partials(State (&s)[K], State* red) {
     const int t = threadIdx.x, c = (t % LANES) * K;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
 #pragma unroll
-      for (int o = LANES; o < 32; o <<= 1) {  // the lanes holding the same columns
+      for (int o = LANES; o < 32; o <<= 1) {
         const State u = {__shfl_xor_sync(0xffffffffu, s[k].a, o), __shfl_xor_sync(0xffffffffu, s[k].b, o)};
         s[k] = Op::merge(s[k], u);
       }
       if ((t & 31) < LANES) red[(t / 32) * COLS + c + k] = s[k];
     }
     __syncthreads();
-    meet<Op, C, WARPS, COLS, THREADS>(red, part, fin);
+  }
+
+  // A team's meeting through global memory: F = THREADS / COLS adjacent threads a column (at most
+  // a warp) merge every F-th warp partial into the block's state, stored in slot `rank` of
+  // `states` (this strip's [blocks][COLS]); thread 0 counts the block with a release reduction
+  // once the block's stores are behind a barrier, and waits until the count reaches `target`;
+  // then each column's F threads merge every F-th block's state into `fin`.
+  static __device__ __forceinline__ void team_meet(const State* red, State* fin, State* states, unsigned* count,
+                                                   i64 blocks, i64 rank, unsigned target) {
+    static_assert(THREADS >= COLS, "a thread or more a column");
+    constexpr int F = THREADS / COLS < 32 ? THREADS / COLS : 32;
+    const int col = threadIdx.x / F, j = threadIdx.x % F;
+    if (col < COLS) {  // whole warps in or out: F divides 32
+      State u = Op::empty();
+      for (int w = j; w < WARPS; w += F) u = Op::merge(u, red[w * COLS + col]);
+      u = warp_merge<Op, F>(u);
+      if (j == 0) states[rank * COLS + col] = u;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      count_release(count);
+      while (ld_acquire(count) < target) asm volatile("nanosleep.u32 64;" ::: "memory");
+    }
+    __syncthreads();
+    // (16-byte loads of two columns' states, eight in flight, and a poll backing off from 32 to
+    // 512 ns measured slower or level on the H200: benchmarks/h200/softmax/cols-team/meet.txt)
+    if (col < COLS) {
+      State u = Op::empty();
+      i64 i = j;
+      for (; i + 3 * F < blocks; i += 4 * F) {  // four loads in flight
+        State v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) v[k] = ld_cg(states + (i + k * F) * COLS + col);
+        u = Op::merge(u, merge_tree<Op, 4>(v));
+      }
+      for (; i < blocks; i += F) u = Op::merge(u, ld_cg(states + i * COLS + col));
+      u = warp_merge<Op, F>(u);
+      if (j == 0) fin[col] = Op::finish(u);
+    }
+    __syncthreads();
   }
 
   // The output of `rows` rows from the copy on chip, 16-byte stores; a thread's packs share
@@ -165,6 +232,40 @@ struct Share {
 #pragma unroll
       for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
       o.store_cs(out);
+    }
+  }
+
+  // write_out's stores, each slot refilled as soon as it is read with the same pack of the next
+  // strip (at next_base, next_col0; when `more`), in copy_in's S groups of `per` rows so that the
+  // fold can wait for them group by group. Same thread, same slot, in program order: the refill
+  // lands after the read.
+  static __device__ __forceinline__ void write_refill(const State* fin, T* sa, T* sb, const T* a, const T* b,
+                                                      T* y, i64 base, i64 col0, i64 next_base, i64 next_col0,
+                                                      bool more, i64 M, int rows, int per, int S) {
+    const int t = threadIdx.x, c = (t % P) * V;
+    State f[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) f[v] = fin[c + v];
+    const bool live = col0 + c < M, ok = more && next_col0 + c < M;
+    for (int s = 0; s < S; ++s) {
+      const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
+      for (int q = lo * P + t; q < hi * P; q += THREADS) {
+        const i64 r = q / P;
+        if (live) {
+          Pack<T, V> pa, pb, o;
+          pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+          if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+#pragma unroll
+          for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
+          o.store_cs(y + base + r * M + c);
+        }
+        if (more) {
+          const i64 off = next_base + r * M + c;
+          cp_async16(sa + q * V, ok ? a + off : a, ok);
+          if (Op::IN == 2) cp_async16(sb + q * V, ok ? b + off : b, ok);
+        }
+      }
+      cp_async_commit();
     }
   }
 };
@@ -191,19 +292,10 @@ __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* _
   for (i64 n = blockIdx.y; n < N; n += gridDim.y) {
     const i64 base = (n * L + r0) * M + col0;
     // 1. the block's rows of the strip into shared memory, all copies in flight at once
-    for (int s = 0; s < S; ++s) {
-      Sh::copy_in(sa, sb, a, b, base, col0, M, min(rows, s * per), min(rows, (s + 1) * per));
-      cp_async_commit();
-    }
+    Sh::copy_groups(sa, sb, a, b, base, col0, M, rows, per, S);
     // 2. folded group by group as they land
     State st[Sh::K];
-#pragma unroll
-    for (int k = 0; k < Sh::K; ++k) st[k] = Op::empty();
-    for (int s = 0; s < S; ++s) {
-      cp_async_wait_upto(S - 1 - s);
-      __syncthreads();
-      Sh::fold(st, sa, sb, min(rows, s * per), min(rows, (s + 1) * per));
-    }
+    Sh::fold_groups(st, sa, sb, rows, per, S);
     // 3. the cluster's states per column
     Sh::template finish<C>(st, red, part, fin);
     // 4. the output from the copy on chip
@@ -227,4 +319,48 @@ __global__ void __cluster_dims__(1, 1, 1) __launch_bounds__(256, 2)
 colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a, const half16* __restrict__ b,
                                                     half16* __restrict__ y, i64 N, i64 L, i64 M) {
   cols_cluster<half16, 1, 128, 256, 1, Forward<true> >(a, b, y, N, L, M);
+}
+
+// colsTeam: colsCluster's strips on a team of `blocks` ordinary blocks meeting through global
+// memory, so a strip's rows may span any number of blocks, each holding as few as keeps several
+// blocks on an SM. Gradients gain most: two inputs on a cluster of 16 filled an SM's shared
+// memory with one block, whose load, fold, meeting and write then barely overlapped. G teams; team
+// g takes strips g, g + G, ... (strip t: slice t / strips-a-slice, its (t % strips-a-slice)-th
+// COLS columns), and as a block writes one strip out it refills its slots with the next one's rows.
+// A block waits for the rest of its team, so every block must be resident (a cooperative launch).
+// ws: G counts 128 bytes apart (zeroed before the launch), then [G][2][blocks][COLS] states
+// (by strip parity: a slow block may still read the previous strip's).
+template <typename T, int W, int THREADS, int S, class Op>
+__global__ void __launch_bounds__(THREADS)
+colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
+         i64 blocks, i64 G) {
+  typedef Share<T, W, THREADS, Op> Sh;
+  static_assert(S >= 1 && S <= 8, "at most 8 groups of copies in flight");
+  extern __shared__ __align__(16) unsigned char smem[];
+  State* red = reinterpret_cast<State*>(smem);
+  State* fin = red + Sh::WARPS * Sh::COLS;
+  T* sa = reinterpret_cast<T*>(red + Sh::STATES);        // [rows][COLS] x (or y)
+  const i64 lc = (L + blocks - 1) / blocks;
+  T* sb = sa + lc * Sh::COLS;                             // [rows][COLS] the gradient (IN == 2)
+  const i64 rank = blockIdx.x % blocks, team = blockIdx.x / blocks;
+  const i64 r0 = rank * lc;
+  const int rows = (int)max((i64)0, min(L, r0 + lc) - r0);
+  const int per = ((rows + S - 1) / S + Sh::G - 1) / Sh::G * Sh::G;
+  const i64 across = (M + Sh::COLS - 1) / Sh::COLS, strips = N * across;
+  unsigned* count = ws + team * 32;  // a 128-byte line each
+  State* states = reinterpret_cast<State*>(ws + G * 32) + team * 2 * blocks * Sh::COLS;
+  i64 t = team;
+  if (t >= strips) return;  // no other team waits on this one
+  i64 col0 = (t % across) * Sh::COLS, base = ((t / across) * L + r0) * M + col0;
+  Sh::copy_groups(sa, sb, a, b, base, col0, M, rows, per, S);
+  for (unsigned j = 0; t < strips; t += G, ++j) {
+    State st[Sh::K];
+    Sh::fold_groups(st, sa, sb, rows, per, S);
+    Sh::partials(st, red);
+    Sh::team_meet(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank, (j + 1) * (unsigned)blocks);
+    const i64 next = t + G, ncol0 = (next % across) * Sh::COLS, nbase = ((next / across) * L + r0) * M + ncol0;
+    Sh::write_refill(fin, sa, sb, a, b, y, base, col0, nbase, ncol0, next < strips, M, rows, per, S);
+    col0 = ncol0;
+    base = nbase;
+  }
 }
