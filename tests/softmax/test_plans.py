@@ -318,6 +318,7 @@ def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype):
     ((4, 32768, 1024), "bfloat16", False, 264, "colsChunks"),  # level with chunks there
     ((4, 65536, 1024), "float32", False, 264, "colsChunks"),   # unmeasured
     ((16, 8192, 16), "float32", False, 264, "colsCluster"),    # strips narrower than 128 bytes
+    ((16, 8192, 36), "float32", False, 264, "colsSpread"),     # a slice not in whole strips
     ((1, 8192, 1024), "float32", False, 264, "colsSpread")])   # 32 strips: too few for 12 teams
 def test_strided_gradients_take_teams_where_measured(shape, dtype, log, held, kernel):
     N, L, M = shape

@@ -214,10 +214,11 @@ def team_wanted(p: Problem) -> bool:
     and shorter axes ([32, 2048, 1024], [64, 1024, 2048]) lost 3-8. log-softmax gradients were not
     timed apart (the same kernel with another finishing formula). Forward passes were level with
     colsCluster or slower, and within 3 points of colsChunks either way: their clusters keep two or
-    three blocks an SM already."""
+    three blocks an SM already. Slices are cut in whole strips (the slices timed were 4-32 KiB wide;
+    narrower ones, down to one strip, are not timed)."""
     if p.M > 1:
         lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
-        return (p.op == "backward" and p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] >= 128
+        return (p.op == "backward" and p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] % 128 == 0
                 and lo <= p.L <= hi)
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
     return (p.op == "forward" and p.dtype == "float32" and p.vec == 4
