@@ -17,10 +17,25 @@ DT = {1: "u1", 2: "u2"}
 LONGS = (2, 5, 31, 32, 33, 127, 129, 1009, 4096, 12_347, 200_003)
 
 
+def _short_sides(tall):
+    return range(2, (dispatch.PERM_TALL_MAX if tall else dispatch.SKINNYTILE_MAX) + 1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    """Every forced instantiation compiled once, in parallel (on a cold cache, one at a time as they
+    were launched, [2-wide] alone took 375 s on the H200 host)."""
+    from bwlab.core import build
+    from bwlab.core import launch as core_launch
+
+    exprs = [dispatch.perm_expression(e, s, tall) for e in (1, 2) for tall in (True, False) for s in _short_sides(tall)]
+    build.compile_each(dispatch.SKINNYPERM, exprs, core_launch.arch_of(0))
+
+
 @pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
 @pytest.mark.parametrize("e", (1, 2))
 def test_every_short_side_forced(e, tall):
-    for s in range(2, (dispatch.PERM_TALL_MAX if tall else dispatch.SKINNYTILE_MAX) + 1):
+    for s in _short_sides(tall):
         choice = dispatch.Choice("tall-perm" if tall else "wide-perm", e, dispatch.SKINNYPERM,
                                  dispatch.perm_expression(e, s, tall), dispatch.PERM_THREADS)
         for n in LONGS:
