@@ -151,9 +151,6 @@ def test_clusters_of_16_fit_this_gpu():
 @pytest.mark.parametrize("stages", [1, 2, 4, 8])
 @pytest.mark.parametrize("kind", ["forward", "log", "backward"])
 def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch):
-    from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
-
     params = _params(kind)
     tried = 0
     for dtype in ("float32", "bfloat16"):
@@ -164,7 +161,7 @@ def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch
             if c is None:
                 continue
             assert c.expression.split(",")[4] == str(stages)
-            monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+            _force(monkeypatch, p, c)
             check_case(case, seed=stages)
             tried += 1
     assert tried >= 3  # float32 on three geometries at least (16-bit strips of 36 are not in packs)
@@ -177,16 +174,13 @@ def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch
 @pytest.mark.parametrize("clusters", [1, 2, 3])
 @pytest.mark.parametrize("log", [False, True])
 def test_row_stream_forced(stages, clusters, log, monkeypatch):
-    from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
-
     params = (("dim", -1),) + ((("log", True),) if log else ())
     for dtype, L in (("float32", 40004), ("bfloat16", 40008)):  # 10001 and 5001 packs
         case = Case((7, L), dtype, params)
         p = W_problem(case)
         c = plans.row_stream(p, S=stages, G=clusters)
         assert c is not None and c.extra == (clusters,) and c.grid[0] == clusters * c.cluster
-        monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+        _force(monkeypatch, p, c)
         check_case(case, seed=4 * stages + clusters)
 
 
@@ -207,13 +201,23 @@ def _counted(plan):
     return calls.Plan(plan.choice, run), ran
 
 
+def _force(monkeypatch, p, plan):
+    """The API runs `plan` (a Plan, or a Choice to build one from) for problem p during this test;
+    returns the list its launches grow (_counted)."""
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import runner
+
+    if isinstance(plan, plans.Choice):
+        plan = calls.Plan(plan, runner(plan, p.N, p.L, p.M, 0))
+    plan, ran = _counted(plan)
+    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    return ran
+
+
 @pytest.mark.parametrize("blocks", [3, 4, 7, 9])
 @pytest.mark.parametrize("teams", [1, 2, 3])
 @pytest.mark.parametrize("log", [False, True])
 def test_row_team_forced(blocks, teams, log, monkeypatch):
-    from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
-
     params = (("dim", -1),) + ((("log", True),) if log else ())
     rows = [("float32", 40004), ("bfloat16", 80008)] + ([("float32", 20), ("bfloat16", 40)] if blocks == 4 else [])
     for dtype, L in rows:  # 10001 packs (or 5)
@@ -221,8 +225,7 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
         p = W_problem(case)
         c = plans.row_team(p, T=blocks, G=teams, S=4 if blocks != 4 else 2)
         assert c is not None and c.grid[0] == blocks * teams and c.cooperative
-        plan, ran = _counted(calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
-        monkeypatch.setitem(calls._plans, (p, 0), plan)
+        ran = _force(monkeypatch, p, c)
         check_case(case, seed=10 * blocks + teams)
         assert ran  # it ran, not the dispatch's kernel
 
@@ -231,15 +234,13 @@ def test_row_team_full_grid_on_a_reused_workspace(monkeypatch):
     """As many teams as the GPU holds, each taking several rows, three calls in a row on fresh
     inputs: each call's workspace comes back from the pool with the last call's counts and
     states in it, so a count not cleared before the launch would let blocks merge stale states."""
-    from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner, team_blocks
+    from bwlab.workloads.softmax.launch import team_blocks
 
     case = Case((600, 40004), "float32", (("dim", -1),))
     p = W_problem(case)
     c = plans.row_team(p, held=team_blocks(p, 0))
     assert c.extra[0] * 2 < p.N  # teams take several rows each
-    plan, ran = _counted(calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
-    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    ran = _force(monkeypatch, p, c)
     for seed in (7, 8, 9):
         check_case(case, seed=seed)
     assert len(ran) == 3
@@ -264,8 +265,7 @@ def test_row_team_takes_many_rows(log, monkeypatch):
     p = W_problem(case)
     plan = calls.plan_for(p, 0)
     assert plan.choice.kernel == "rowTeam"
-    plan, ran = _counted(plan)
-    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    ran = _force(monkeypatch, p, plan)
     check_case(case, seed=11)
     assert ran
 
@@ -277,14 +277,12 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
 
     import bwlab
     from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
 
     case = _team_rows(131072)
     p = W_problem(case)
     plan = calls.plan_for(p, 0)
     assert plan.choice.kernel == "rowTeam"
-    plan, ran = _counted(plan)
-    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    ran = _force(monkeypatch, p, plan)
     x = W.make_input(case, 4)
     out = W.new_output(case, x)
     verify.poison(out)
@@ -302,7 +300,7 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
     case = Case((600, 40004), "float32", (("dim", -1),))
     p = W_problem(case)
     big = plans.row_team(p, T=3, G=600)  # 1800 blocks
-    monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(big, runner(big, p.N, p.L, p.M, 0)))
+    _force(monkeypatch, p, big)
     check_case(case, seed=6)
     assert calls._plans[(p, 0)].choice.kernel == "rowStream"
 
@@ -315,9 +313,6 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
 @pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 4099, 36), (1, 16, 4096), (2, 9, 64), (7, 13, 8)], ids=str)
 @pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_cols_team_forced(shape, kind, monkeypatch):
-    from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
-
     params = _params(kind)
     tried = 0
     for dtype in DT:
@@ -333,8 +328,7 @@ def test_cols_team_forced(shape, kind, monkeypatch):
         for g in geometries:
             c = plans.cols_team(p, **g)
             assert c is not None and c.grid[0] == c.chunks * c.extra[0] and c.cooperative
-            plan, ran = _counted(calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
-            monkeypatch.setitem(calls._plans, (p, 0), plan)
+            ran = _force(monkeypatch, p, c)
             check_case(case, seed=c.chunks + 10 * c.extra[0])
             assert ran
             tried += 1
@@ -362,8 +356,7 @@ def test_cols_team_takes_long_gradients(log, monkeypatch):
     p = W_problem(case)
     plan = calls.plan_for(p, 0)
     assert plan.choice.kernel == "colsTeam"
-    plan, ran = _counted(plan)
-    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    ran = _force(monkeypatch, p, plan)
     for seed in (12, 13, 14):
         check_case(case, seed=seed)
     assert len(ran) == 3
@@ -375,14 +368,12 @@ def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
 
     import bwlab
     from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
 
     case = _team_strips(8192)
     p = W_problem(case)
     plan = calls.plan_for(p, 0)
     assert plan.choice.kernel == "colsTeam"
-    plan, ran = _counted(plan)
-    monkeypatch.setitem(calls._plans, (p, 0), plan)
+    ran = _force(monkeypatch, p, plan)
     y, g = W.make_input(case, 5)
     out = W.new_output(case, y)
     verify.poison(out)
@@ -400,7 +391,7 @@ def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
     case = Case((40, 1000, 1000), "float32", (("dim", 1), ("op", "backward")))
     p = W_problem(case)
     big = plans.cols_team(p, T=3, G=1000)  # 3000 blocks
-    monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(big, runner(big, p.N, p.L, p.M, 0)))
+    _force(monkeypatch, p, big)
     check_case(case, seed=6)
     assert calls._plans[(p, 0)].choice.kernel == "colsCluster"
 
@@ -411,9 +402,6 @@ def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
                                    (5, 4099, 36)], ids=str)
 @pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_cols_spread_forced(shape, kind, monkeypatch):
-    from bwlab.workloads.softmax import calls
-    from bwlab.workloads.softmax.launch import runner
-
     params = _params(kind)
     tried = 0
     for dtype in DT:
@@ -423,7 +411,7 @@ def test_cols_spread_forced(shape, kind, monkeypatch):
             c = plans.cols_spread(p, threads, minb, C)
             if c is None:
                 continue
-            monkeypatch.setitem(calls._plans, (p, 0), calls.Plan(c, runner(c, p.N, p.L, p.M, 0)))
+            _force(monkeypatch, p, c)
             check_case(case, seed=threads + C)
             tried += 1
     assert tried >= 4  # float32 at every geometry at least
