@@ -230,6 +230,22 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
         assert ran  # it ran, not the dispatch's kernel
 
 
+@pytest.mark.parametrize("slack", [None, 0, 1 << 20, 64 << 20])
+@pytest.mark.parametrize("kind", ["forward", "log", "backward"])
+def test_row_relay_forced(slack, kind, monkeypatch):
+    """rowRelay's finishing tasks a row and `slack` bytes (None: the dispatch's) after their partial tasks,
+    none so that a row's first ones wait on its partial tasks still running: rows of 1, 2, 4 and
+    41 chunks, the last chunk of each partial; a lead of fewer rows than the call has, or of all of them."""
+    for dtype, L, N in (("float32", 8196, 5), ("bfloat16", 8200, 3), ("float32", 335844, 9), ("bfloat16", 49160, 2)):
+        case = Case((N, L), dtype, _params(kind, -1))
+        p = W_problem(case)
+        c = plans.row_relay(p, slack=slack)
+        assert c is not None and c.kernel == "rowRelay"
+        ran = _force(monkeypatch, p, c)
+        check_case(case, seed=N)
+        assert ran
+
+
 def test_row_team_full_grid_on_a_reused_workspace(monkeypatch):
     """As many teams as the GPU holds, each taking several rows, three calls in a row on fresh
     inputs: each call's workspace comes back from the pool with the last call's counts and

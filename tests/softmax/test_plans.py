@@ -21,8 +21,9 @@ from bwlab.workloads.softmax.reference import ITEMSIZE
     ("bfloat16", "forward", 4194304, "rowRelay", 1),
     ("float32", "backward", 131072, "rowRelay", 1),
     ("bfloat16", "backward", 262144, "rowRelay", 1),
-    ("float32", "backward", 4194304, "rowSplit", 1),    # 32 MiB of inputs a row: too far apart for L2
-    ("bfloat16", "backward", 4194304, "rowSplit", 1),
+    ("float32", "backward", 4194304, "rowSplit", 1),    # 32 MiB of inputs a row: past the relay's measured range
+    ("bfloat16", "backward", 4194304, "rowRelay", 1),   # 16 MiB of inputs a row: no slack
+    ("float32", "backward", 2097152, "rowRelay", 1),
     ("float32", "forward", 8388608, "rowSplit", 1),     # 32 MiB a row: past the relay's measured range
 ])
 def test_long_rows_take_the_measured_kernel(dtype, op, L, kernel, cluster):
@@ -233,12 +234,12 @@ def test_row_stream_segments_cover_the_row(dtype, L):
 
 
 def relay_schedule(c: plans.Choice, N: int):
-    chunks, lag = c.chunks, c.extra[0]
+    chunks, lead = c.chunks, c.extra[0]
     seen = {}
     for t in range(c.grid[0]):  # the kernel's decoding of ticket t
-        step, w = divmod(t, 2 * chunks)
-        fin = w >= chunks
-        row, ch = (step - lag, w - chunks) if fin else (step, w)
+        fin = bool(t & 1)
+        g = (t >> 1) - (lead if fin else 0)
+        row, ch = divmod(g, chunks) if g >= 0 else (-1, 0)
         if 0 <= row < N:
             assert (row, ch, fin) not in seen
             seen[row, ch, fin] = t
@@ -247,23 +248,29 @@ def relay_schedule(c: plans.Choice, N: int):
 
 @pytest.mark.parametrize("N, L, dtype, op", [(1, 262144, "float32", "forward"), (7, 131072, "bfloat16", "backward"),
                                              (3, 4194304 + 8, "float32", "forward"), (64, 32768, "float32", "backward"),
-                                             (5, 1000004, "float32", "forward")])
-def test_relay_runs_every_task_once_and_waits_only_on_earlier_tickets(N, L, dtype, op):
+                                             (5, 1000004, "float32", "forward"), (3, 2097152, "float32", "backward")])
+@pytest.mark.parametrize("slack", [None, 0, 1 << 20, 1 << 30])
+def test_relay_runs_every_task_once_and_waits_only_on_earlier_tickets(N, L, dtype, op, slack):
     p = Problem(N, L, 1, dtype, op)
-    c = plans.row_relay(p)
+    c = plans.row_relay(p, slack=slack)
     seen = relay_schedule(c, N)
     assert len(seen) == 2 * N * c.chunks
     for (row, ch, fin), t in seen.items():
         if fin:  # it waits for all of its row's partial tasks: each must hold a lower ticket
             assert all(seen[row, j, False] < t for j in range(c.chunks))
     assert c.chunks * 256 * 8 >= L // p.vec  # the chunks cover the row
-    # the lag keeps a chunk's two reads within about RELAY_LAG bytes of other rows
-    assert c.extra[0] == max(1, min(N, plans.RELAY_LAG // (L * ITEMSIZE[dtype] * p.inputs)))
+    # a finishing task comes a row and `slack` bytes of chunks after its chunk's partial task
+    slack = plans.relay_slack(p) if slack is None else slack
+    lead = c.chunks + -(-slack // (256 * 8 * 16 * p.inputs))
+    assert c.extra[0] == lead and c.grid[0] == 2 * (N * c.chunks + lead)
+    assert all(seen[row, ch, True] - seen[row, ch, False] == 2 * lead + 1 for row, ch, fin in seen if fin)
 
 
-def test_relay_lag_stops_at_the_row_count_and_grids_stay_launchable():
-    c = plans.row_relay(Problem(3, 1024, 1, "float32"))  # 8 MiB would be 2048 rows of 4 KiB
-    assert c.extra[0] == 3 and c.grid[0] == (3 + 3) * 2 * c.chunks
+def test_relay_slack_and_launchable_grids():
+    """Gradients of rows over 8 MiB of inputs take no slack (measured best there); the rest 8 MiB."""
+    assert plans.relay_slack(Problem(64, 2097152, 1, "float32", "backward")) == 0
+    assert plans.relay_slack(Problem(64, 1048576, 1, "float32", "backward")) == plans.RELAY_SLACK
+    assert plans.relay_slack(Problem(64, 4194304, 1, "float32", "forward")) == plans.RELAY_SLACK
     assert plans.row_relay(Problem(2**30, 1024, 1, "float32")) is None  # over 2^31 - 1 blocks
 
 

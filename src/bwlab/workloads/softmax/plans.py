@@ -33,8 +33,8 @@ BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
 WIDE_STAGES = 4                # colsCluster on 16 blocks: groups of rows folded as they land
 STREAM_THREADS, STREAM_K, STREAM_ROWS = 512, 8, 2  # rowStream: 64 KiB of x a block, 2 rows a cluster
 STREAM_STAGES = 4              # rowStream: groups of a thread's packs folded as they land (+4-5 points on the H200)
-RELAY_LAG = 8 << 20            # rowRelay: bytes read between a chunk's two reads (well within L2)
-RELAY_ROW_MAX = {"forward": 16 << 20, "backward": 8 << 20}  # bytes of inputs a row: longer ones
+RELAY_SLACK = 8 << 20          # rowRelay: bytes of chunks past a row between a chunk's two reads (relay_slack)
+RELAY_ROW_MAX = {"forward": 16 << 20, "backward": 16 << 20}  # bytes of inputs a row: longer ones
 # go to rowSplit (backward measured slower there; forward unmeasured past 16 MiB, where every
 # finishing task's merge of its row's states grows with the row)
 GRID_MAX = 2**31 - 1           # blocks in x
@@ -232,22 +232,33 @@ def team_wanted(p: Problem) -> bool:
 TEAM_ROWS = 8
 
 
-def row_relay(p: Problem, threads: int = 256, K: int = 8, lag_bytes: int = RELAY_LAG) -> Optional[Choice]:
-    """Both passes in one launch, each chunk's second read soon after its first (from L2).
-    16-byte packs only."""
+def relay_slack(p: Problem) -> int:
+    """rowRelay's slack: each finishing task comes a row and this many bytes of chunks after its
+    chunk's partial task. On the H200 (benchmarks/h200/softmax/relay-chunks), forward rows of 4, 8 and
+    16 MiB ran at 62-75% of a copy with 8 MiB (none: 53-61%; 4 MiB: 56-71%; 12 to 24 MiB level or up
+    to 1.5 points below), where steps of whole rows had run at 61-71%; gradients of 0.5 to 2 MiB of
+    inputs a row at 76-81% with 8 MiB, level with steps (none or 2 MiB: 71-77%); gradients of 16 MiB
+    of inputs a row, which rowSplit took at 61-62%, at 64-67% with none and 62% with 8 MiB."""
+    return 0 if p.op == "backward" and p.L * ITEMSIZE[p.dtype] * p.inputs > 8 << 20 else RELAY_SLACK
+
+
+def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] = None) -> Optional[Choice]:
+    """Both passes in one launch, each chunk's second read soon after its first (from L2): tickets
+    alternate between a chunk's partial task and the finishing task of the chunk a row and `slack`
+    bytes of chunks back (None: relay_slack). 16-byte packs only."""
     if p.vec * ITEMSIZE[p.dtype] != 16:
         return None
     packs = p.L // p.vec
     chunks = max(1, cdiv(packs, threads * K))
-    # rows between a chunk's two reads (more than N would only add empty tickets)
-    lag = max(1, min(p.N, lag_bytes // (p.L * ITEMSIZE[p.dtype] * p.inputs)))
-    blocks = (p.N + lag) * 2 * chunks
+    slack = relay_slack(p) if slack is None else slack
+    lead = chunks + cdiv(slack, threads * K * 16 * p.inputs)  # chunks from a partial task to its finishing task
+    blocks = 2 * (p.N * chunks + lead)
     if blocks > GRID_MAX:
         return None
     expr = f"rowRelay<{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
     zeroed = 16 + 8 * (p.N // 2)  # the ticket counter and the rows' counts
     return Choice("rowRelay", SRC["rowsplit"], expr, (blocks, 1, 1), (threads, 1, 1),
-                  args="relay", chunks=chunks, extra=(lag,), workspace_bytes=zeroed + 8 * p.N * chunks,
+                  args="relay", chunks=chunks, extra=(lead,), workspace_bytes=zeroed + 8 * p.N * chunks,
                   zeroed=zeroed, why=f"{chunks} chunks per row in one launch, x read twice, the second time "
                                      "from L2")
 
