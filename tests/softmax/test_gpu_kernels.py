@@ -235,8 +235,11 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
 def test_row_relay_forced(slack, kind, monkeypatch):
     """rowRelay's finishing tasks a row and `slack` bytes (None: the dispatch's) after their partial tasks,
     none so that a row's first ones wait on its partial tasks still running: rows of 1, 2, 4 and
-    41 chunks, the last chunk of each partial; a lead of fewer rows than the call has, or of all of them."""
-    for dtype, L, N in (("float32", 8196, 5), ("bfloat16", 8200, 3), ("float32", 335844, 9), ("bfloat16", 49160, 2)):
+    41 chunks, the last chunk of each partial; a lead of fewer rows than the call has, or of all of them;
+    and 3000 rows, a grid of several times the blocks a GPU holds at once, so that tickets are handed
+    out as blocks finish."""
+    for dtype, L, N in (("float32", 8196, 5), ("bfloat16", 8200, 3), ("float32", 335844, 9), ("bfloat16", 49160, 2),
+                        ("float32", 8196, 3000)):
         case = Case((N, L), dtype, _params(kind, -1))
         p = W_problem(case)
         c = plans.row_relay(p, slack=slack)

@@ -261,7 +261,7 @@ def test_relay_runs_every_task_once_and_waits_only_on_earlier_tickets(N, L, dtyp
     assert c.chunks * 256 * 8 >= L // p.vec  # the chunks cover the row
     # a finishing task comes a row and `slack` bytes of chunks after its chunk's partial task
     slack = plans.relay_slack(p) if slack is None else slack
-    lead = c.chunks + -(-slack // (256 * 8 * 16 * p.inputs))
+    lead = min(c.chunks + -(-slack // (256 * 8 * 16 * p.inputs)), N * c.chunks)  # no tickets past the last row
     assert c.extra[0] == lead and c.grid[0] == 2 * (N * c.chunks + lead)
     assert all(seen[row, ch, True] - seen[row, ch, False] == 2 * lead + 1 for row, ch, fin in seen if fin)
 
@@ -272,6 +272,8 @@ def test_relay_slack_and_launchable_grids():
     assert plans.relay_slack(Problem(64, 1048576, 1, "float32", "backward")) == plans.RELAY_SLACK
     assert plans.relay_slack(Problem(64, 4194304, 1, "float32", "forward")) == plans.RELAY_SLACK
     assert plans.row_relay(Problem(2**30, 1024, 1, "float32")) is None  # over 2^31 - 1 blocks
+    with pytest.raises(ValueError, match="slack"):  # a finishing task would come before its row's partial tasks
+        plans.row_relay(Problem(4, 262144, 1, "float32"), slack=-1)
 
 
 @pytest.mark.parametrize("N", [1, 2, 3, 64, 65537])

@@ -126,8 +126,8 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       "second time partly from L2)."),
     K("rowRelay", SRC["rowsplit"], "rowRelay<{T},{V},256,8," + _F + ">", (256, 1), None, "last",
       lambda p, b: plans.row_relay(p), _HERE,
-      "Both passes in one launch: blocks take tickets so each chunk is read again a few MiB after its "
-      "first read, from L2, and DRAM sees x once at any row length."),
+      "Both passes in one launch: blocks take tickets so each chunk is read again a row and a few MiB "
+      "after its first read, mostly from L2."),
 )
 
 

@@ -35,8 +35,8 @@ STREAM_THREADS, STREAM_K, STREAM_ROWS = 512, 8, 2  # rowStream: 64 KiB of x a bl
 STREAM_STAGES = 4              # rowStream: groups of a thread's packs folded as they land (+4-5 points on the H200)
 RELAY_SLACK = 8 << 20          # rowRelay: bytes of chunks past a row between a chunk's two reads (relay_slack)
 RELAY_ROW_MAX = {"forward": 16 << 20, "backward": 16 << 20}  # bytes of inputs a row: longer ones
-# go to rowSplit (backward measured slower there; forward unmeasured past 16 MiB, where every
-# finishing task's merge of its row's states grows with the row)
+# go to rowSplit (past the relay's measured range, where every finishing task's merge of its row's
+# states grows with the row)
 GRID_MAX = 2**31 - 1           # blocks in x
 SPLIT_THREADS, SPLIT_K = 256, 4
 REGS_L = (4, 8, 16)            # colsRegs: the column lengths it is built for (packs held per input)
@@ -251,7 +251,10 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] =
     packs = p.L // p.vec
     chunks = max(1, cdiv(packs, threads * K))
     slack = relay_slack(p) if slack is None else slack
-    lead = chunks + cdiv(slack, threads * K * 16 * p.inputs)  # chunks from a partial task to its finishing task
+    if slack < 0:  # a finishing task could then wait on a later ticket
+        raise ValueError(f"rowRelay's slack must be 0 or more bytes, got {slack}")
+    # chunks from a partial task to its finishing task: past N rows, only empty tickets would be added
+    lead = min(chunks + cdiv(slack, threads * K * 16 * p.inputs), max(1, p.N) * chunks)
     blocks = 2 * (p.N * chunks + lead)
     if blocks > GRID_MAX:
         return None

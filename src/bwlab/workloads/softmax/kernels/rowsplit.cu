@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(THREADS) rowFinish(const T* __restrict__ a, co
 // finishing task of chunk g - lead. lead is a row of chunks and some slack, so a finishing task
 // comes after every partial task of its row, and the L2 holds about one row and the slack awaiting
 // their second read (in steps of whole rows, the partial tasks of one row then the finishing tasks
-// of the row before, it held two rows: on the H200, 61% of a copy against 65% at [64, 4194304]).
+// of a row before, it held two or more: on the H200, 61% of a copy against 65% at [64, 4194304]).
 // A partial task stores its chunk's state and counts itself in done[row]; a finishing task issues
 // its chunk's loads, waits for the row's count, merges the row's states and writes the chunk. A
 // task waits only for tasks that took lower tickets, so they are already running: nothing can
