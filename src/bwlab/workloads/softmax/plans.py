@@ -234,12 +234,16 @@ TEAM_ROWS = 8
 
 def relay_slack(p: Problem) -> int:
     """rowRelay's slack: each finishing task comes a row and this many bytes of chunks after its
-    chunk's partial task. On the H200 (benchmarks/h200/softmax/relay-chunks), forward rows of 4, 8 and
-    16 MiB ran at 62-75% of a copy with 8 MiB (none: 53-61%; 4 MiB: 56-71%; 12 to 24 MiB level or up
-    to 1.5 points below), where steps of whole rows had run at 61-71%; gradients of 0.5 to 2 MiB of
-    inputs a row at 76-81% with 8 MiB, level with steps (none or 2 MiB: 71-77%); gradients of 16 MiB
-    of inputs a row, which rowSplit took at 61-62%, at 64-67% with none and 62% with 8 MiB."""
-    return 0 if p.op == "backward" and p.L * ITEMSIZE[p.dtype] * p.inputs > 8 << 20 else RELAY_SLACK
+    chunk's partial task. On the H200, with the finishing tasks' reads and stores evict-first
+    (benchmarks/h200/softmax/relay-hints/slack.txt): rows of 16 MiB of inputs ran best with 4 MiB
+    (float32 [64, 4194304] forward 67.5-67.7% of a copy against 65.7-66.1 with 8 MiB, 64 with 16 and
+    60 with none; float32 [64, 2097152] gradients 77% against 75, 63 and 74); rows of 8 MiB and less
+    with 8 MiB (bfloat16 [64, 4194304] 67% against 60.5-61 with 4 MiB and 63 with 16; float32 [256,
+    1048576] 77-78% against 68 and 73; gradients of 0.5 and 1 MiB of inputs a row 79-82%, level with
+    16 MiB, 2-6 points ahead of 4 MiB and 6-9 of none). Between 8 and 16 MiB is unmeasured: the cut
+    at 12 MiB splits it. (With plain stores, benchmarks/h200/softmax/relay-chunks, gradients of 16 MiB
+    of inputs had wanted none.)"""
+    return RELAY_SLACK // 2 if p.L * ITEMSIZE[p.dtype] * p.inputs > 12 << 20 else RELAY_SLACK
 
 
 def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] = None) -> Optional[Choice]:

@@ -83,8 +83,14 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   if (row < 0 || row >= N) return;  // the tickets before the first finish and after the last partial
   const i64 packs = L / V, off = row * L;
   const i64 first = c * THREADS * K + threadIdx.x;
+  // A finishing task's read is the chunk's last and its output is not read again: both evict-first,
+  // so that they leave the L2 to the chunks awaiting their second read (H200: [64, 2097152] float32
+  // gradients 69% -> 75% of a copy, [256, 1048576] forward 75% -> 77%; plain stores and loads before).
   Pack<T, V> pa[K], pb[K];
-  load_packs<T, V, K, THREADS, Op>(a + off, b + off, first, packs, true, pa, pb);
+  if (fin)
+    load_packs<T, V, K, THREADS, Op, true>(a + off, b + off, first, packs, true, pa, pb);
+  else
+    load_packs<T, V, K, THREADS, Op>(a + off, b + off, first, packs, true, pa, pb);
   if (!fin) {
     State s = fold_packs<T, V, K, Op>(pa, pb);
     s = block_merge<Op, THREADS>(s, scratch);
@@ -101,5 +107,5 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   State s = Op::empty();
   for (i64 j = threadIdx.x; j < chunks; j += THREADS) s = Op::merge(s, ld_cg(ws + row * chunks + j));
   const State f = Op::finish(block_merge<Op, THREADS>(s, scratch));
-  store_out<T, V, K, THREADS, Op>(y + off, first, packs, true, f, pa, pb);
+  store_out<T, V, K, THREADS, Op, true>(y + off, first, packs, true, f, pa, pb);
 }

@@ -53,6 +53,7 @@ struct Pack {
   __device__ __forceinline__ void load(const T* p) { raw = *reinterpret_cast<const R*>(p); }
   __device__ __forceinline__ void store(T* p) const { *reinterpret_cast<R*>(p) = raw; }
   __device__ __forceinline__ void store_cs(T* p) const { __stcs(reinterpret_cast<R*>(p), raw); }  // evict first
+  __device__ __forceinline__ void load_cs(const T* p) { raw = __ldcs(reinterpret_cast<const R*>(p)); }
   __device__ __forceinline__ void fill(float f) {
 #pragma unroll
     for (int i = 0; i < V; ++i) e[i] = from_f<T>(f);
@@ -197,15 +198,21 @@ struct Backward {
 };
 
 // --- a thread's K packs, STEP apart: loaded (missing ones padded), folded, written out ------
-template <typename T, int V, int K, int STEP, class Op>
+// CS: evict-first loads and stores (.cs), for data read or written for the last time
+template <typename T, int V, int K, int STEP, class Op, bool CS = false>
 __device__ __forceinline__ void load_packs(const T* a, const T* b, i64 first, i64 packs, bool live,
                                            Pack<T, V> (&pa)[K], Pack<T, V> (&pb)[K]) {
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const i64 p = first + (i64)k * STEP;
     if (live && p < packs) {
-      pa[k].load(a + p * V);
-      if (Op::IN == 2) pb[k].load(b + p * V);
+      if (CS) {
+        pa[k].load_cs(a + p * V);
+        if (Op::IN == 2) pb[k].load_cs(b + p * V);
+      } else {
+        pa[k].load(a + p * V);
+        if (Op::IN == 2) pb[k].load(b + p * V);
+      }
     } else {
       pa[k].fill(Op::pad());
       if (Op::IN == 2) pb[k].fill(Op::pad());
@@ -260,7 +267,7 @@ __device__ __forceinline__ void fold_rows(State (&s)[V], const T* a, const T* b,
 }
 
 // The outputs of the packs that exist (a thread whose row is not live writes nothing).
-template <typename T, int V, int K, int STEP, class Op>
+template <typename T, int V, int K, int STEP, class Op, bool CS = false>
 __device__ __forceinline__ void store_out(T* y, i64 first, i64 packs, bool live, State f,
                                           const Pack<T, V> (&pa)[K], const Pack<T, V> (&pb)[K]) {
   if (!live) return;
@@ -271,7 +278,10 @@ __device__ __forceinline__ void store_out(T* y, i64 first, i64 packs, bool live,
     Pack<T, V> o;
 #pragma unroll
     for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[k][i], Op::IN == 2 ? pb[k][i] : 0.f));
-    o.store(y + p * V);
+    if (CS)
+      o.store_cs(y + p * V);
+    else
+      o.store(y + p * V);
   }
 }
 
