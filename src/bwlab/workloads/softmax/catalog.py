@@ -127,7 +127,7 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
     K("rowRelay", SRC["rowsplit"], "rowRelay<{T},{V},256,8," + _F + ">", (256, 1), None, "last",
       lambda p, b: plans.row_relay(p), _HERE,
       "Both passes in one launch: blocks take tickets so each chunk is read again a row and a few MiB "
-      "after its first read, mostly from L2."),
+      "after its first read, meant to come from L2 (that read and the output evict-first)."),
 )
 
 
