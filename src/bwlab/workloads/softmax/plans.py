@@ -240,8 +240,8 @@ def relay_slack(p: Problem) -> int:
     60 with none; float32 [64, 2097152] gradients 77% against 75, 63 and 74); rows of 8 MiB and less
     with 8 MiB (bfloat16 [64, 4194304] 67% against 60.5-61 with 4 MiB and 63 with 16; float32 [256,
     1048576] 77-78% against 68 and 73; gradients of 0.5 and 1 MiB of inputs a row 79-82%, level with
-    16 MiB, 2-6 points ahead of 4 MiB and 6-9 of none). Between 8 and 16 MiB is unmeasured: the cut
-    at 12 MiB splits it. (With plain stores, benchmarks/h200/softmax/relay-chunks, gradients of 16 MiB
+    16 MiB, 0.6-4 points ahead of 4 MiB and 6-7.5 of none). Between 8 and 16 MiB is unmeasured: the cut
+    at 12 MiB splits it; so are bfloat16 rows of 16 MiB, which take 4 MiB too. (With plain stores, benchmarks/h200/softmax/relay-chunks, gradients of 16 MiB
     of inputs had wanted none.)"""
     return RELAY_SLACK // 2 if p.L * ITEMSIZE[p.dtype] * p.inputs > 12 << 20 else RELAY_SLACK
 

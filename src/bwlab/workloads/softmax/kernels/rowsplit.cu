@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   const i64 first = c * THREADS * K + threadIdx.x;
   // A finishing task's read is the chunk's last and its output is not read again: both evict-first,
   // so that they leave the L2 to the chunks awaiting their second read (H200: [64, 2097152] float32
-  // gradients 69% -> 75% of a copy, [256, 1048576] forward 75% -> 77%; plain stores and loads before).
+  // gradients 69% -> 75% of a copy, [256, 1048576] forward 74% -> 77%; plain stores and loads before).
   Pack<T, V> pa[K], pb[K];
   if (fin)
     load_packs<T, V, K, THREADS, Op, true>(a + off, b + off, first, packs, true, pa, pb);
