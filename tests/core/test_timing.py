@@ -18,6 +18,15 @@ def test_effective_bandwidth():
     assert timing.gbs(2 * 16384 * 16384 * 4, 0.5) == pytest.approx(4294.97, abs=0.01)
 
 
+def test_warmup_lasts_its_time_within_a_cap():
+    assert timing.extra_warmup_calls(1.0, 30.0) == 29      # 30 ms of 1 ms calls, one already made
+    assert timing.extra_warmup_calls(0.25, 30.0) == 119    # 120 calls in all
+    assert timing.extra_warmup_calls(40.0, 30.0) == 0      # one call was enough
+    assert timing.extra_warmup_calls(0.001, 30.0) == timing.WARMUP_CAP
+    assert timing.extra_warmup_calls(0.0, 30.0) == timing.WARMUP_CAP  # too short to time
+    assert timing.extra_warmup_calls(1.0, 0.0) == 0
+
+
 def test_flush_rule():
     l2 = 60 << 20
     assert timing.needs_flush(2 * 1024 * 1024 * 4, l2)

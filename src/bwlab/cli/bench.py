@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, console, handled, parse, parse_list, parse_params,
+from .common import (FORCE_HELP, WARMUP_GPU_HELP, bad, command_line, console, handled, parse, parse_list, parse_params,
                      print_tables, require_gpu, results_folder, workload, written)
 
 FILES = ("bench.json", "bench.txt", "bench.png")
@@ -30,7 +30,7 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
           peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to time (default: all)"),
           reps: Optional[int] = typer.Option(None, "--reps", min=1, metavar="N",
                                              help="timed repetitions (default: 100, 30 or 10 by size)"),
-          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
+          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_GPU_HELP),
           seed: int = typer.Option(0, "--seed", metavar="N", help="seed of the random inputs"),
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first.

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import (FORCE_HELP, SEED_HELP, WARMUP_HELP, bad, command_line, err, handled, parse_list, print_tables,
+from .common import (FORCE_HELP, SEED_HELP, WARMUP_GPU_HELP, bad, command_line, err, handled, parse_list, print_tables,
                      progress, require_gpu, results_folder, save_incomplete, written)
 
 WRONG_EXIT = 3        # a kernel of some experiment gave a wrong result
@@ -43,7 +43,7 @@ def claims(only: Optional[str] = typer.Option(None, "--only", metavar="A,B",
                                               help="results folder (default: bwlab-results/claims-<time>)"),
            reps: int = typer.Option(30, "--reps", min=1, max=10000, metavar="N",
                                     help="timed repetitions per kernel (the median is kept)"),
-           warmup: int = typer.Option(3, "--warmup", min=0, max=1000, metavar="N", help=WARMUP_HELP),
+           warmup: int = typer.Option(3, "--warmup", min=0, max=1000, metavar="N", help=WARMUP_GPU_HELP),
            seed: Optional[int] = typer.Option(None, "--seed", min=0, metavar="N", help=SEED_HELP),
            force: bool = typer.Option(False, "--force", help=FORCE_HELP),
            compare: Optional[list[Path]] = typer.Option(None, "--compare", metavar="CLAIMS.json",

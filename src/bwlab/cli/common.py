@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from ..core.errors import UserError
+from ..core.timing import WARMUP_MS
 from ..core.files import output_folder
 from ..core.workload import Workload
 from ..report.text import show
@@ -22,6 +23,9 @@ err = Console(stderr=True)
 # Options shared by several commands (typer reads the help text from here).
 REPS_HELP = "timed repetitions per kernel (the median is reported)"
 WARMUP_HELP = "untimed launches before the timed ones"
+# where timing.time_gpu times: warm-up also lasts at least timing.WARMUP_MS of GPU time
+WARMUP_GPU_HELP = (f"untimed launches before the timed ones, then more until they have taken {WARMUP_MS:g} ms "
+                   "(0: none)")
 SEED_HELP = "seed of the random input (default: a fresh one each run)"
 FORCE_HELP = "replace files of the same name in the output folder"
 

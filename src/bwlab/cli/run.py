@@ -9,7 +9,7 @@ import typer
 
 from ..core.errors import UserError
 from ..core.files import output_folder
-from .common import (FORCE_HELP, REPS_HELP, SEED_HELP, WARMUP_HELP, bad, command_line, console, err, handled, parse,
+from .common import (FORCE_HELP, REPS_HELP, SEED_HELP, WARMUP_GPU_HELP, bad, command_line, console, err, handled, parse,
                      parse_list, parse_pair, parse_params, print_tables, progress, require_gpu, results_folder,
                      save_incomplete, workloads, written)
 
@@ -48,7 +48,7 @@ def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
         peers: Optional[str] = typer.Option(None, "--peers", metavar="A,B", help="peers to run, or 'none' (default: all)"),
         block: Optional[str] = typer.Option(None, "--block", metavar="BXxBY", help="block for kernels that take it, e.g. 32x8"),
         reps: int = typer.Option(100, "--reps", min=1, metavar="N", help=REPS_HELP),
-        warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
+        warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_GPU_HELP),
         seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
         cpu: bool = typer.Option(True, "--cpu/--no-cpu", help="time the NumPy reference on the CPU too"),
         profile: bool = typer.Option(False, "--profile", help="also collect Nsight Compute counters per kernel"),

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from .common import (FORCE_HELP, WARMUP_HELP, bad, command_line, handled, parse, parse_list, parse_pair,
+from .common import (FORCE_HELP, WARMUP_GPU_HELP, bad, command_line, handled, parse, parse_list, parse_pair,
                      print_tables, progress, require_gpu, results_folder, save_incomplete, workload, written)
 
 
@@ -23,7 +23,7 @@ def sweep(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
           shape: Optional[str] = typer.Option(None, "--shape", metavar="SHAPE", help="the case of a block or variants sweep "
                                               "(default: 8192x8192 for blocks, the ladder's for variants)"),
           reps: int = typer.Option(30, "--reps", min=1, metavar="N", help="timed repetitions per configuration"),
-          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_HELP),
+          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_GPU_HELP),
           out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/sweep-<workload>-<time>)"),
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):

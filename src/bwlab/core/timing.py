@@ -4,12 +4,18 @@ Effective bandwidth = (bytes read + bytes written) / time, in GB/s (10^9 bytes/s
 """
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
 CV_FLAG = 0.03  # a coefficient of variation above this is flagged in tables, not hidden
+# Warm-up lasts at least this long on the GPU. Handing a large memory pool back to the driver and
+# allocating again left copies on the H200 about 11% slower for the next 5-6 ms (after about 2.5 GiB
+# freed); a few warm-up calls did not cover it, and the bench's cudaMemcpy ceiling then read low.
+WARMUP_MS = 30.0
+WARMUP_CAP = 1000  # calls at most, however short
 
 
 @dataclass
@@ -62,10 +68,20 @@ class L2Flusher:
         self.buf += 1
 
 
+def extra_warmup_calls(one_ms: float, warmup_ms: float = WARMUP_MS, cap: int = WARMUP_CAP) -> int:
+    """Calls to add, after one call of one_ms, so that warm-up lasts warmup_ms (at most cap)."""
+    if warmup_ms <= 0:
+        return 0
+    if one_ms <= 0:
+        return cap
+    return min(cap, max(0, math.ceil(warmup_ms / one_ms) - 1))
+
+
 def time_gpu(fn: Callable[[], object], *, warmup: int = 3, reps: int = 100,
-             flush: Optional[Callable[[], None]] = None) -> Timing:
+             flush: Optional[Callable[[], None]] = None, warmup_ms: float = WARMUP_MS) -> Timing:
     """Median-friendly timing of fn() on the current CuPy stream: one event pair per
-    repetition, so a flush between repetitions stays outside the timed region."""
+    repetition, so a flush between repetitions stays outside the timed region. Warm-up is
+    `warmup` calls, then as many more as make it last warmup_ms of GPU time (WARMUP_MS)."""
     import cupy
 
     if reps < 1:
@@ -73,6 +89,14 @@ def time_gpu(fn: Callable[[], object], *, warmup: int = 3, reps: int = 100,
     stream = cupy.cuda.get_current_stream()
     for _ in range(max(0, warmup)):
         fn()
+    if warmup > 0 and warmup_ms > 0:
+        a, b = cupy.cuda.Event(), cupy.cuda.Event()
+        a.record(stream)
+        fn()
+        b.record(stream)
+        b.synchronize()
+        for _ in range(extra_warmup_calls(cupy.cuda.get_elapsed_time(a, b), warmup_ms)):
+            fn()
     starts = [cupy.cuda.Event() for _ in range(reps)]
     stops = [cupy.cuda.Event() for _ in range(reps)]
     for a, b in zip(starts, stops):
