@@ -12,8 +12,8 @@ import typer
 from rich.console import Console
 
 from ..core.errors import UserError
-from ..core.timing import WARMUP_MS
 from ..core.files import output_folder
+from ..core.timing import WARMUP_MS
 from ..core.workload import Workload
 from ..report.text import show
 

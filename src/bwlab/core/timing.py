@@ -78,10 +78,10 @@ def extra_warmup_calls(one_ms: float, warmup_ms: float = WARMUP_MS, cap: int = W
 
 
 def time_gpu(fn: Callable[[], object], *, warmup: int = 3, reps: int = 100,
-             flush: Optional[Callable[[], None]] = None, warmup_ms: float = WARMUP_MS) -> Timing:
+             flush: Optional[Callable[[], None]] = None) -> Timing:
     """Median-friendly timing of fn() on the current CuPy stream: one event pair per
     repetition, so a flush between repetitions stays outside the timed region. Warm-up is
-    `warmup` calls, then as many more as make it last warmup_ms of GPU time (WARMUP_MS)."""
+    `warmup` calls, then as many more as make it last WARMUP_MS of GPU time (none when warmup is 0)."""
     import cupy
 
     if reps < 1:
@@ -89,13 +89,13 @@ def time_gpu(fn: Callable[[], object], *, warmup: int = 3, reps: int = 100,
     stream = cupy.cuda.get_current_stream()
     for _ in range(max(0, warmup)):
         fn()
-    if warmup > 0 and warmup_ms > 0:
+    if warmup > 0:
         a, b = cupy.cuda.Event(), cupy.cuda.Event()
         a.record(stream)
         fn()
         b.record(stream)
         b.synchronize()
-        for _ in range(extra_warmup_calls(cupy.cuda.get_elapsed_time(a, b), warmup_ms)):
+        for _ in range(extra_warmup_calls(cupy.cuda.get_elapsed_time(a, b))):
             fn()
     starts = [cupy.cuda.Event() for _ in range(reps)]
     stops = [cupy.cuda.Event() for _ in range(reps)]
