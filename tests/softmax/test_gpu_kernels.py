@@ -265,22 +265,23 @@ def test_row_team_full_grid_on_a_reused_workspace(monkeypatch):
     assert len(ran) == 3
 
 
-def _team_rows(L):
-    """A float32 row length's case with just enough rows for the dispatch to take teams here."""
+def _team_rows(L, dtype="float32"):
+    """A row length's case with just enough rows for the dispatch to take teams here."""
     from bwlab.workloads.softmax.launch import team_blocks
 
-    p = W_problem(Case((1, L), "float32", (("dim", -1),)))
+    p = W_problem(Case((1, L), dtype, (("dim", -1),)))
     T = plans.row_team(p).chunks
-    return Case((plans.TEAM_ROWS * (team_blocks(p, 0) // T) + 3, L), "float32", (("dim", -1),))
+    return Case((plans.TEAM_ROWS * (team_blocks(p, 0) // T) + 3, L), dtype, (("dim", -1),))
 
 
 @pytest.mark.parametrize("log", [False, True])
-def test_row_team_takes_many_rows(log, monkeypatch):
+@pytest.mark.parametrize("dtype, L", [("float32", 81924), ("bfloat16", 163848)])
+def test_row_team_takes_many_rows(log, dtype, L, monkeypatch):
     """The dispatch's teams (rows of 6 blocks, the last block's segment shorter), through the API."""
     from bwlab.workloads.softmax import calls
 
-    case = _team_rows(81924)
-    case = Case(case.shape, "float32", case.params + ((("log", True),) if log else ()))
+    case = _team_rows(L, dtype)
+    case = Case(case.shape, dtype, case.params + ((("log", True),) if log else ()))
     p = W_problem(case)
     plan = calls.plan_for(p, 0)
     assert plan.choice.kernel == "rowTeam"

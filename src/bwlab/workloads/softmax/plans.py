@@ -197,11 +197,15 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
 
 def team_wanted(p: Problem) -> bool:
     """Calls that may run on teams (the dispatch also wants them to take enough rows or strips each).
-    The last axis (rowTeam): float32 softmax and log-softmax of 5 to 16 blocks of rowStream's 64 KiB
-    (rows over 256 KiB up to 1 MiB). On the H200 (benchmarks/h200/softmax/row-team), as many teams
-    as the GPU holds, each taking 15 to 80 rows, ran rows of 5, 6, 8, 12 and 16 blocks at 80-84% of a
-    copy where rowStream's clusters ran at 72-81% and rowRelay at 74-79%; bfloat16 rows of 8 blocks
-    lost 5-6 points to rowStream, rows of 128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay.
+    The last axis (rowTeam): softmax and log-softmax of 5 to 16 blocks of rowStream's 64 KiB (rows
+    over 256 KiB up to 1 MiB), in 16-byte packs. On the H200 (benchmarks/h200/softmax/row-team), as
+    many teams as the GPU holds, each taking 15 to 80 rows, ran float32 rows of 5, 6, 8, 12 and 16
+    blocks at 80-84% of a copy where rowStream's clusters ran at 72-81% and rowRelay at 74-79%; rows
+    of 128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay. bfloat16 rows of 8 blocks lost 5-6
+    points to rowStream then; since the packs' max and the block states' merges take fewer
+    instructions (benchmarks/h200/softmax/fold-cost/geometry.txt), teams run bfloat16 [4096, 262144]
+    at 88-90% against the clusters' 85-87% (float16: the same kernel, not timed), and rows of 4
+    blocks ([1024, 131072]) level with the clusters, which keep them.
     A strided axis (colsTeam): softmax and log-softmax gradients in whole 128-byte strips down axes
     of 4096 to 32768 rows (float32) or 8192 to 16384 (16-bit). On the H200
     (benchmarks/h200/softmax/cols-team/meet.txt, the X0 rows), float32 [16, 8192, 1024] ran at 84% of a
@@ -221,7 +225,7 @@ def team_wanted(p: Problem) -> bool:
         return (p.op == "backward" and p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] % 128 == 0
                 and lo <= p.L <= hi)
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
-    return (p.op == "forward" and p.dtype == "float32" and p.vec == 4
+    return (p.op == "forward" and p.vec * ITEMSIZE[p.dtype] == 16
             and 4 * STREAM_THREADS * STREAM_K < p.L // p.vec and blocks <= 16)
 
 
@@ -418,7 +422,7 @@ def cols_split(p: Problem, by: int = 8) -> Choice:
 
 
 def long_row(p: Problem, held: int = 0, teams: bool = True) -> Choice:
-    """Rows too long for one block (as measured on the H200): float32 forward rows of 5 to 16
+    """Rows too long for one block (as measured on the H200): forward rows of 5 to 16
     blocks on teams of TEAM_ROWS rows or more (team_wanted; `held`: rowTeam's blocks the GPU holds at
     once, 0 when unknown), other forward
     rows that a cluster holds stream through shared memory, longer ones and backward rows relay

@@ -163,11 +163,7 @@ struct Share {
     const int t = threadIdx.x, c = (t % LANES) * K;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-#pragma unroll
-      for (int o = LANES; o < 32; o <<= 1) {
-        const State u = {__shfl_xor_sync(0xffffffffu, s[k].a, o), __shfl_xor_sync(0xffffffffu, s[k].b, o)};
-        s[k] = Op::merge(s[k], u);
-      }
+      s[k] = Op::template merge_lanes<LANES, 32>(s[k]);
       if ((t & 31) < LANES) red[(t / 32) * COLS + c + k] = s[k];
     }
     __syncthreads();

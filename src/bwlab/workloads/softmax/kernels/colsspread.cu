@@ -58,11 +58,7 @@ colsSpread(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
       }
       s[v] = Op::empty();
       Op::template fold<R>(s[v], va, vb);
-#pragma unroll
-      for (int o = P; o < 32; o <<= 1) {
-        const State u = {__shfl_xor_sync(0xffffffffu, s[v].a, o), __shfl_xor_sync(0xffffffffu, s[v].b, o)};
-        s[v] = Op::merge(s[v], u);
-      }
+      s[v] = Op::template merge_lanes<P, 32>(s[v]);
     }
     if ((t & 31) < P)
 #pragma unroll

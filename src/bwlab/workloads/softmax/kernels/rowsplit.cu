@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(THREADS) rowPartial(const T* __restrict__ a, c
     for (int i = 0; i < V; ++i) { va[i] = pa[i]; vb[i] = Op::IN == 2 ? pb[i] : 0.f; }
     Op::template fold<V>(s, va, vb);
   }
-  s = block_merge<Op, THREADS>(s, scratch);
+  s = block_to_warp0<Op, THREADS>(s, scratch);
   if (threadIdx.x == 0) ws[id] = s;
 }
 
@@ -92,8 +92,7 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   else
     load_packs<T, V, K, THREADS, Op>(a + off, b + off, first, packs, true, pa, pb);
   if (!fin) {
-    State s = fold_packs<T, V, K, Op>(pa, pb);
-    s = block_merge<Op, THREADS>(s, scratch);
+    const State s = block_to_warp0<Op, THREADS>(fold_packs<T, V, K, Op>(pa, pb), scratch);
     if (threadIdx.x == 0) {
       ws[row * chunks + c] = s;
       count_release(done + row);

@@ -9,55 +9,63 @@
 // behind another's traffic. 16-byte packs, aligned rows.
 #include "softmax.cuh"
 
-// Asynchronous copies of a row's segment [first, last) into this thread's slots, committed
-// as S groups of K / S packs (the fold waits for them one group at a time).
+// Asynchronous copies of this thread's packs of a row (a, b: the row's inputs at this thread's
+// first pack) into its slots (ua, ub: their shared addresses), the packs of `live` (bit k: pack
+// k), committed as S groups of K / S packs (the fold waits for them one group at a time).
 template <typename T, int V, int THREADS, int K, int S, class Op>
-__device__ __forceinline__ void fetch_segment(Pack<T, V>* sa, Pack<T, V>* sb, const T* a, const T* b,
-                                              i64 first, i64 last) {
+__device__ __forceinline__ void fetch_packs(unsigned ua, unsigned ub, const T* a, const T* b, unsigned live) {
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const i64 p = threadIdx.x + (i64)k * THREADS;
-    if (first + p < last) {
-      cp_async16(sa + p, a + (first + p) * V, true);
-      if (Op::IN == 2) cp_async16(sb + p, b + (first + p) * V, true);
+    if (live >> k & 1) {
+      cp_async16_at(ua + k * THREADS * 16, a + k * THREADS * V);
+      if (Op::IN == 2) cp_async16_at(ub + k * THREADS * 16, b + k * THREADS * V);
     }
     if ((k + 1) % (K / S) == 0) cp_async_commit();
   }
 }
 
-// How a row's block states meet. ClusterMeet: a cluster of C blocks through distributed shared
+// How a row's block states meet, from the block's state in thread 0 (block_to_warp0) to the
+// row's state in every thread. ClusterMeet: a cluster of C blocks through distributed shared
 // memory. TeamMeet: a team of any number of blocks through global memory (each block's state
 // and a count per row, zeroed before the launch); every block of the grid must be resident at
-// once (the launch is cooperative), since a block waits for the other blocks of its row.
+// once (the launch is cooperative), since a block waits for the other blocks of its row. In both,
+// warp 0 alone merges the row's block states and one barrier hands the result to the block (in
+// scratch[31]: block_to_warp0's slots are 0..WARPS-1, which warp 0 may still be reading).
 template <class Op, int C>
 struct ClusterMeet {
+  static const bool TEAM = false;
   __device__ i64 rank() const { return cluster_rank(); }
   __device__ i64 size() const { return C; }
   __device__ i64 team() const { return blockIdx.x / C; }
-  // s: the block's state (every thread); j counts the block's rows; returns the row's state
-  __device__ State all(State s, State* part, i64, int j) const {
+  // j counts the block's rows: `part` is double-buffered by row parity, since a slow block may
+  // still be reading the previous row's state
+  __device__ State all(State s, State* part, State* scratch, i64, int j) const {
+    static_assert(C <= 32, "a lane a block");
+    constexpr int W = C <= 2 ? 2 : C <= 4 ? 4 : C <= 8 ? 8 : C <= 16 ? 16 : 32;  // lanes merged
     if (threadIdx.x == 0) part[j & 1] = s;
     cluster_sync();
-    s = load_remote(&part[j & 1], 0);
-    for (int r = 1; r < C; ++r) s = Op::merge(s, load_remote(&part[j & 1], r));
-    return s;
+    if (threadIdx.x < 32) {
+      State t = threadIdx.x < C ? load_remote(&part[j & 1], threadIdx.x) : Op::empty();
+      t = warp_merge<Op, W>(t);
+      if (threadIdx.x == 0) scratch[31] = t;
+    }
+    __syncthreads();
+    return scratch[31];
   }
   __device__ void done() const { cluster_sync(); }  // no block leaves while another may still read its `part`
 };
 
 template <class Op, int THREADS>
 struct TeamMeet {
+  static const bool TEAM = true;
   unsigned* count;  // [N] blocks of the row that have stored their state
   State* states;    // [N][size] their states
   i64 blocks;       // blocks a team
   __device__ i64 rank() const { return blockIdx.x % blocks; }
   __device__ i64 size() const { return blocks; }
   __device__ i64 team() const { return blockIdx.x / blocks; }
-  // Thread 0 stores the block's state and counts it (count_release), then waits for the row's
-  // count; warp 0 merges the team's states alone, and one barrier hands the result to the block
-  // (in scratch[31]: block_merge's slots are 0..WARPS-1, which a slow warp may still be reading).
-  __device__ State all(State s, State* scratch, i64 row, int) const {
-    static_assert(THREADS % 32 == 0 && THREADS / 32 < 32, "scratch[31] is free");
+  // Thread 0 stores the block's state and counts it (count_release), then waits for the row's count.
+  __device__ State all(State s, State*, State* scratch, i64 row, int) const {
     if (threadIdx.x < 32) {
       if (threadIdx.x == 0) {
         states[row * blocks + rank()] = s;
@@ -76,6 +84,33 @@ struct TeamMeet {
   __device__ void done() const {}
 };
 
+// A group of N packs of this thread's slots, from k0, folded into acc (the packs of `live` only):
+// 16-bit softmax and log-softmax as fold_pairs (one merge a group), the rest pack by pack.
+template <typename T, int V, int THREADS, int N, class Op>
+__device__ __forceinline__ void fold_group(State& acc, const Pack<T, V>* sa, const Pack<T, V>* sb, int k0,
+                                           unsigned live) {
+  const int p0 = threadIdx.x + k0 * THREADS;
+  if constexpr (sizeof(T) == 2 && V > 1 && Op::KNOWN_MAX) {
+    acc = Op::merge(acc, fold_pairs<T, V, N, Op>([&](int k) { return sa[p0 + k * THREADS]; },
+                                                 [&](int k) { return (live >> (k0 + k) & 1) != 0; }));
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (!(live >> (k0 + k) & 1)) continue;
+      const Pack<T, V> pa = sa[p0 + k * THREADS];
+      float va[V], vb[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) va[i] = pa[i];
+      if (Op::IN == 2) {
+        const Pack<T, V> pb = sb[p0 + k * THREADS];
+#pragma unroll
+        for (int i = 0; i < V; ++i) vb[i] = pb[i];
+      }
+      Op::template fold<V>(acc, va, vb);
+    }
+  }
+}
+
 // One block's share of rows team, team + G, ...: its segment of each row landing in S groups,
 // folded as they land, the row's state from the meeting, then the output written while the
 // slots refill with the next row.
@@ -83,7 +118,8 @@ template <typename T, int V, int THREADS, int K, int S, class Op, class Meet>
 __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
                                            i64 N, i64 L, i64 G, const Meet& meet, State* part) {
   static_assert(V * sizeof(T) == 16, "rowStream moves 16-byte packs");
-  static_assert(K % S == 0 && S <= 8, "S groups of whole packs");
+  static_assert(K % S == 0 && S <= 8 && K <= 32, "S groups of whole packs; a bit a pack");
+  static_assert(THREADS % 32 == 0 && THREADS / 32 < 32, "scratch[31] is the meeting's own");
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ State scratch[32];
   Pack<T, V>* sa = reinterpret_cast<Pack<T, V>*>(smem);
@@ -91,53 +127,56 @@ __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __r
   const i64 packs = L / V, parts = meet.size(), seg = (packs + parts - 1) / parts;
   const i64 first = meet.rank() * seg, last = min(packs, first + seg);
   const i64 row0 = meet.team();
-  if (row0 < N) fetch_segment<T, V, THREADS, K, S, Op>(sa, sb, a + row0 * L, b + row0 * L, first, last);
+  // this thread's packs of its block's segment, and where its slots are: the same for every row
+  const i64 mine = first + threadIdx.x;
+  const int room = (int)max((i64)0, min(last - mine, (i64)K * THREADS));  // 32-bit compares below
+  unsigned live = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) live |= (k * THREADS < room ? 1u : 0u) << k;
+  // 16-bit rows on teams: `live` kept whole in a register (taken apart into predicates beside the
+  // team's pointers, it spilled 8 bytes)
+  if constexpr (Meet::TEAM && sizeof(T) == 2) asm("mov.b32 %0, %0;" : "+r"(live));
+  const unsigned ua = smem_addr(sa) + threadIdx.x * 16, ub = smem_addr(sb) + threadIdx.x * 16;
+  if (row0 < N) fetch_packs<T, V, THREADS, K, S, Op>(ua, ub, a + row0 * L + mine * V, b + row0 * L + mine * V, live);
   int j = 0;
   for (i64 row = row0; row < N; row += G, ++j) {
-    const i64 off = row * L;
-    // bfloat16: even and odd packs in two chains, half as long (float32 and float16 have no
-    // registers to spare for a second within 3 blocks of 512 an SM: 40 a thread)
-    constexpr int A = IsBf16<T>::v ? 2 : 1;
+    const i64 off = row * L + mine * V;
+    // bfloat16 gradients: even and odd groups in two chains (float32 and float16 have no registers
+    // to spare for a second within 3 blocks of 512 an SM: 40 a thread)
+    constexpr int A = IsBf16<T>::v && Op::IN == 2 ? 2 : 1;
     State acc[A];
 #pragma unroll
     for (int i = 0; i < A; ++i) acc[i] = Op::empty();
 #pragma unroll
     for (int g = 0; g < S; ++g) {
       cp_async_wait_upto(S - 1 - g);  // this thread's copies of group g have landed
+      if constexpr (A == 2) {  // pack by pack, alternating chains
 #pragma unroll
-      for (int k = g * (K / S); k < (g + 1) * (K / S); ++k) {
-        const i64 p = threadIdx.x + (i64)k * THREADS;
-        if (first + p >= last) continue;
-        const Pack<T, V> pa = sa[p];
-        float va[V], vb[V];
-#pragma unroll
-        for (int i = 0; i < V; ++i) va[i] = pa[i];
-        if (Op::IN == 2) {
-          const Pack<T, V> pb = sb[p];
-#pragma unroll
-          for (int i = 0; i < V; ++i) vb[i] = pb[i];
-        }
-        Op::template fold<V>(acc[k % A], va, vb);
+        for (int k = g * (K / S); k < (g + 1) * (K / S); ++k)
+          fold_group<T, V, THREADS, 1, Op>(acc[k % 2], sa, sb, k, live);
+      } else {
+        fold_group<T, V, THREADS, K / S, Op>(acc[0], sa, sb, g * (K / S), live);
       }
     }
-    State s = block_merge<Op, THREADS>(A == 2 ? Op::merge(acc[0], acc[A - 1]) : acc[0], scratch);
-    const State f = Op::finish(meet.all(s, part ? part : scratch, row, j));
-    const bool more = row + G < N;
+    // the block's state to warp 0, then the row's state to every thread
+    const State s = block_to_warp0<Op, THREADS>(A == 2 ? Op::merge(acc[0], acc[A - 1]) : acc[0], scratch);
+    const State f = Op::finish(meet.all(s, part, scratch, row, j));
+    // Same thread, same slot, in program order: each refill lands after the slot's read.
+    const unsigned refill = row + G < N ? live : 0u;
     const i64 next = off + G * L;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const i64 p = threadIdx.x + (i64)k * THREADS;
-      if (first + p < last) {
+      if (live >> k & 1) {
+        const int p = threadIdx.x + k * THREADS;
         const Pack<T, V> pa = sa[p];
         Pack<T, V> pb, o;
         if (Op::IN == 2) pb = sb[p];
 #pragma unroll
         for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[i], Op::IN == 2 ? pb[i] : 0.f));
-        o.store(y + off + (first + p) * V);
-        // Same thread, same slot, in program order: the refill lands after the read above.
-        if (more) {
-          cp_async16(sa + p, a + next + (first + p) * V, true);
-          if (Op::IN == 2) cp_async16(sb + p, b + next + (first + p) * V, true);
+        o.store(y + off + k * THREADS * V);
+        if (refill >> k & 1) {
+          cp_async16_at(ua + k * THREADS * 16, a + next + k * THREADS * V);
+          if (Op::IN == 2) cp_async16_at(ub + k * THREADS * 16, b + next + k * THREADS * V);
         }
       }
       if ((k + 1) % (K / S) == 0) cp_async_commit();

@@ -124,10 +124,11 @@ __device__ __forceinline__ float log1p_small(float t) {
 // merge two states, finish the state once, and compute an output element.
 struct State { float a, b; };
 
-// The forward state is (max m, t = sum of exp(x - m) - 1): the max's own term, exactly 1, is
-// kept out of the sum, so log(sum) = log1p(t) keeps the tiny terms a float sum 1 + t would
-// round away (log-softmax of a dominant element in 16-bit floats is then correctly rounded).
-// The empty state is (-inf, -1): (1 + t) is 0.
+// The forward state is (max m, t = sum of exp(x - m) - 1). Log-softmax keeps the max's own
+// term, exactly 1, out of the sum, so log(sum) = log1p(t) keeps the tiny terms a float sum 1 + t
+// would round away (log-softmax of a dominant element in 16-bit floats is then correctly
+// rounded); softmax, whose 1 / (1 + t) is the same either way, sums every term (one compare and
+// one add an element fewer). The empty state is (-inf, -1): (1 + t) is 0.
 template <bool LOG>
 struct Forward {
   static const int IN = 1;
@@ -140,22 +141,19 @@ struct Forward {
 #pragma unroll
     for (int i = 0; i < n; ++i) m = maxnan(m, x[i]);
     if (m == -INFINITY) return;  // nothing but -inf so far
-    float sum = 0.f, ones = 0.f;  // terms below 1, and how many terms are exactly 1
+    float sum = 0.f, ones = 0.f;  // terms (log-softmax: below 1), and how many are exactly 1
 #pragma unroll
-    for (int i = 0; i < n; ++i) {
-      const float d = x[i] - m;
-      if (d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
-    }
+    for (int i = 0; i < n; ++i) term(sum, ones, x[i] - m);
     if (m == s.a) s.b += sum + ones;                                      // the old max keeps the one
     else s = {m, (1.f + s.b) * ex2((s.a - m) * LOG2E) + sum + (ones - 1.f)};  // a new max brings it
   }
   // Folding values whose max m is known first (a pass over data on chip): each d = x - m adds to
-  // `sum` (terms below 1) or `ones` (terms exactly 1), no rescaling; state() makes the State.
+  // `sum` or (log-softmax, terms exactly 1) `ones`, no rescaling; state() makes the State.
   // A max of -inf (nothing but -inf) is subtracted as 0, so that every term is exp(-inf) = 0.
   static const bool KNOWN_MAX = true;
   __device__ static float shift(float m) { return m == -INFINITY ? 0.f : m; }
   __device__ static void term(float& sum, float& ones, float d) {
-    if (d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
+    if (LOG && d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
   }
   __device__ static State state(float m, float sum, float ones) { return {m, sum + (ones - 1.f)}; }
   __device__ static State merge(State p, State q) {
@@ -165,6 +163,27 @@ struct Forward {
     if (p.a == m) return {m, p.b + (1.f + q.b) * ex2((q.a - m) * LOG2E)};
     if (q.a == m) return {m, q.b + (1.f + p.b) * ex2((p.a - m) * LOG2E)};
     return {m, __int_as_float(0x7fffffff)};  // a NaN max
+  }
+  // The merge of the states of the lanes whose indices differ only in the bits LO .. HI / 2 (powers
+  // of two, LO < HI <= 32; 1 and WIDTH: groups of WIDTH adjacent lanes), in each of them: the
+  // lanes' max first, then each lane's 1 + t rescaled to it once and the lanes' shares added
+  // (log-softmax: a lane at the max adds its t and counts its one). 4-6 instructions a step where
+  // merging states pairwise took about 30; every lane of the warp must call it.
+  template <int LO, int HI>
+  __device__ static State merge_lanes(State s) {
+    if constexpr (LO >= HI) return s;
+    float m = s.a;
+#pragma unroll
+    for (int o = LO; o < HI; o <<= 1) m = maxnan(m, __shfl_xor_sync(0xffffffffu, m, o));
+    const bool at = LOG && s.a == m;
+    float c = at ? s.b : (1.f + s.b) * ex2((s.a - m) * LOG2E), n = at ? 1.f : 0.f;
+#pragma unroll
+    for (int o = LO; o < HI; o <<= 1) {
+      c += __shfl_xor_sync(0xffffffffu, c, o);
+      if (LOG) n += __shfl_xor_sync(0xffffffffu, n, o);
+    }
+    if (m == -INFINITY) return {m, -1.f};  // every lane empty
+    return {m, c + (n - 1.f)};
   }
   // Once per row: softmax keeps (max, 1 / sum), log-softmax (max, log(sum)). x - max comes
   // first and is exact when they are close, so inputs of magnitude 1e4 lose nothing to a
@@ -190,6 +209,12 @@ struct Backward {
     for (int i = 0; i < n; ++i) s.a += LOG ? g[i] : y[i] * g[i];
   }
   __device__ static State merge(State p, State q) { return {p.a + q.a, 0.f}; }
+  template <int LO, int HI>  // as Forward's
+  __device__ static State merge_lanes(State s) {
+#pragma unroll
+    for (int o = LO; o < HI; o <<= 1) s.a += __shfl_xor_sync(0xffffffffu, s.a, o);
+    return s;
+  }
   __device__ static State finish(State s) { return s; }
   __device__ static float out(State f, float y, float g) {
     if (LOG) return g - ex2(y * LOG2E) * f.a;
@@ -220,8 +245,39 @@ __device__ __forceinline__ void load_packs(const T* a, const T* b, i64 first, i6
   }
 }
 
+// Softmax and log-softmax of N packs of 16-bit floats (get(k): pack k; live(k): whether it is
+// there, pack 0 first): their max first, two elements an instruction (max.NaN on pairs), then
+// their terms with the max known, so no term is rescaled and none branches (about 5 instructions
+// an element where the online fold took about 9). A padded pack (-inf) adds nothing.
+template <typename T, int V, int N, class Op, class Get, class Live>
+__device__ __forceinline__ State fold_pairs(const Get& get, const Live& live) {
+  static_assert(sizeof(T) == 2 && V > 1 && Op::KNOWN_MAX, "softmax of 16-bit packs");
+  if (!live(0)) return Op::empty();
+  Pack<T, V> mx = get(0);
+#pragma unroll
+  for (int k = 1; k < N; ++k)
+    if (live(k)) pack_max(mx, get(k));
+  const unsigned* w = reinterpret_cast<const unsigned*>(mx.e);
+  Pack<T, 2> top;
+  top.raw = w[0];
+#pragma unroll
+  for (int i = 1; i < V / 2; ++i) top.raw = max2(top.raw, w[i], T{});
+  const float m = maxnan(top[0], top[1]), sh = Op::shift(m);
+  float sum[2] = {0.f, 0.f}, ones = 0.f;  // two chains of adds
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if (!live(k)) continue;
+    const Pack<T, V> p = get(k);
+#pragma unroll
+    for (int i = 0; i < V; ++i) Op::term(sum[i & 1], ones, p[i] - sh);
+  }
+  return Op::state(m, sum[0] + sum[1], ones);
+}
+
 template <typename T, int V, int K, class Op>
 __device__ __forceinline__ State fold_packs(const Pack<T, V> (&pa)[K], const Pack<T, V> (&pb)[K]) {
+  if constexpr (sizeof(T) == 2 && V > 1 && Op::KNOWN_MAX)
+    return fold_pairs<T, V, K, Op>([&](int k) { return pa[k]; }, [](int) { return true; });
   State s = Op::empty();
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -288,11 +344,20 @@ __device__ __forceinline__ void store_out(T* y, i64 first, i64 packs, bool live,
 // --- warp and block reductions of states -----------------------------------------------
 template <class Op, int WIDTH>  // merge across groups of WIDTH lanes (a power of two <= 32)
 __device__ __forceinline__ State warp_merge(State s) {
-#pragma unroll
-  for (int o = WIDTH / 2; o > 0; o >>= 1) {
-    State t = {__shfl_xor_sync(0xffffffffu, s.a, o), __shfl_xor_sync(0xffffffffu, s.b, o)};
-    s = Op::merge(s, t);
-  }
+  return Op::template merge_lanes<1, WIDTH>(s);
+}
+
+// Warp 0 gets the merge of all threads' states (the other warps' result is their own warp's).
+// scratch: 32 States, slots 0..WARPS-1 written; the caller's next barrier must come before they
+// are written again.
+template <class Op, int THREADS>
+__device__ __forceinline__ State block_to_warp0(State s, State* scratch) {
+  s = warp_merge<Op, 32>(s);
+  if (THREADS == 32) return s;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) scratch[warp] = s;
+  __syncthreads();
+  if (warp == 0) s = warp_merge<Op, 32>(lane < THREADS / 32 ? scratch[lane] : Op::empty());
   return s;
 }
 
@@ -328,6 +393,12 @@ __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM
 }
 
 // --- Hopper: clusters (shared-memory addresses and asynchronous copies: common.cuh) ------
+
+// 16 bytes global -> shared at a shared-window address (smem_addr, taken once): from a generic
+// pointer, every copy cost its own conversion.
+__device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src) : "memory");
+}
 
 // Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
 __device__ __forceinline__ void cp_async_wait_upto(int n) {
