@@ -77,10 +77,10 @@ def test_a_wide_terminal_gets_a_rich_table():
 
 def test_bench_marks_a_missed_goal_on_its_own_case_only():
     """A miss marks its case, not every case of the same shape and dtype (the backward pass of
-    [1024, 131072] float32 met its goal; its forward pass did not)."""
+    [16, 8192, 1024] bfloat16 met its goal; its forward pass did not)."""
     run = load(H200 / "softmax" / "main-backward" / "bench.json")
     t = tables.bench_table(run)
-    rows = [r for r in t.rows if r[0] == "1024x131072" and r[1] == "float32"]
+    rows = [r for r in t.rows if r[0] == "16x8192x1024" and r[1] == "bfloat16"]
     assert len(rows) == 2 and rows[0][3].endswith("*") and not rows[1][3].endswith("*")
     misses = tables.misses_table(run)
     assert any(r[0] == "8192x8192 dim 0 backward" for r in misses.rows)
