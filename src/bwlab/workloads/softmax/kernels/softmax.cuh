@@ -247,8 +247,9 @@ __device__ __forceinline__ void load_packs(const T* a, const T* b, i64 first, i6
 
 // Softmax and log-softmax of N packs of 16-bit floats (get(k): pack k; live(k): whether it is
 // there, pack 0 first): their max first, two elements an instruction (max.NaN on pairs), then
-// their terms with the max known, so no term is rescaled and none branches (about 5 instructions
-// an element where the online fold took about 9). A padded pack (-inf) adds nothing.
+// their terms with the max known, so no term is rescaled and none branches (5 instructions a term,
+// about 9 an element with the max and the merge, where the online fold took about 10). A padded
+// pack (-inf) adds nothing.
 template <typename T, int V, int N, class Op, class Get, class Live>
 __device__ __forceinline__ State fold_pairs(const Get& get, const Live& live) {
   static_assert(sizeof(T) == 2 && V > 1 && Op::KNOWN_MAX, "softmax of 16-bit packs");
