@@ -275,9 +275,10 @@ def _team_rows(L, dtype="float32"):
 
 
 @pytest.mark.parametrize("log", [False, True])
-@pytest.mark.parametrize("dtype, L", [("float32", 81924), ("bfloat16", 163848)])
+@pytest.mark.parametrize("dtype, L", [("float32", 81924), ("bfloat16", 163848), ("float32", 40004),
+                                      ("bfloat16", 80008)])
 def test_row_team_takes_many_rows(log, dtype, L, monkeypatch):
-    """The dispatch's teams (rows of 6 blocks, the last block's segment shorter), through the API."""
+    """The dispatch's teams (rows of 6 and of 3 blocks, the last block's segment shorter), through the API."""
     from bwlab.workloads.softmax import calls
 
     case = _team_rows(L, dtype)

@@ -11,12 +11,14 @@ from bwlab.workloads.softmax.reference import ITEMSIZE
 
 @pytest.mark.parametrize("dtype, op, L, kernel, cluster", [
     ("float32", "forward", 4096, "rowBlock", 1),
-    ("float32", "forward", 40004, "rowStream", 4),
+    ("float32", "forward", 40004, "rowTeam", 1),        # 3 blocks: teams from 3
     ("float32", "forward", 131072, "rowTeam", 1),       # 8 blocks a row: a team, not a cluster
     ("float32", "forward", 262144, "rowTeam", 1),       # 16: a cluster of 16 streamed slower
     ("float32", "forward", 262148, "rowRelay", 1),      # 17 blocks: teams unmeasured
     ("float32", "forward", 4194304, "rowRelay", 1),
-    ("bfloat16", "forward", 131072, "rowStream", 4),
+    ("bfloat16", "forward", 65536, "rowStream", 2),
+    ("bfloat16", "forward", 98304, "rowTeam", 1),
+    ("bfloat16", "forward", 131072, "rowTeam", 1),
     ("bfloat16", "forward", 262144, "rowTeam", 1),      # 8 blocks: teams, as float32
     ("bfloat16", "forward", 4194304, "rowRelay", 1),
     ("float32", "backward", 131072, "rowRelay", 1),
@@ -69,16 +71,18 @@ def test_teams_take_enough_rows(N, L, held, kernel):
 @pytest.mark.parametrize("dtype, op, log, vec", [("bfloat16", "forward", False, 8), ("float16", "forward", True, 8),
                                                  ("float32", "backward", False, 4), ("float32", "forward", False, 1)])
 def test_teams_only_where_measured(dtype, op, log, vec):
-    """Rows of 4 blocks or fewer (clusters; 131072 16-bit elements), gradients and rows not in packs
-    keep their kernels; so do rows of more than 16 blocks (rowRelay)."""
+    """Rows of 2 blocks or fewer (clusters), gradients and rows not in packs keep their kernels; so do
+    rows of more than 16 blocks (rowRelay)."""
     L = 131072 + (1 if vec == 1 else 0)
-    assert not plans.team_wanted(Problem(64, L, 1, dtype, op, log))
-    if op == "forward" and vec == 8:  # 16-bit rows of 5 to 16 blocks take teams
+    assert plans.team_wanted(Problem(64, L, 1, dtype, op, log)) == (op == "forward" and vec > 1)
+    assert not plans.team_wanted(Problem(64, 2 * 4096 * 8, 1, "bfloat16"))
+    if op == "forward" and vec == 8:  # 16-bit rows of 3 to 16 blocks take teams
+        assert plans.team_wanted(Problem(64, 2 * 4096 * 8 + 8, 1, dtype, op, log))
         assert plans.team_wanted(Problem(64, 2 * L, 1, dtype, op, log))
         assert not plans.team_wanted(Problem(64, 2 * L, 1, dtype, "backward", log))
         assert not plans.team_wanted(Problem(64, 8 * L + 8, 1, dtype, op, log))
-    assert not plans.team_wanted(Problem(64, 4 * 4096 * 4, 1, "float32"))
-    assert plans.team_wanted(Problem(64, 4 * 4096 * 4 + 4, 1, "float32", log=True))
+    assert not plans.team_wanted(Problem(64, 2 * 4096 * 4, 1, "float32"))
+    assert plans.team_wanted(Problem(64, 2 * 4096 * 4 + 4, 1, "float32", log=True))
     assert not plans.team_wanted(Problem(64, 16 * 4096 * 4 + 4, 1, "float32"))
     assert not plans.team_wanted(Problem(64, 131072, 8, "float32"))  # a strided axis
     assert plans.choose(Problem(64, 131072, 1, "float32"), held=396, teams=False).kernel == "rowStream"

@@ -197,15 +197,21 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
 
 def team_wanted(p: Problem) -> bool:
     """Calls that may run on teams (the dispatch also wants them to take enough rows or strips each).
-    The last axis (rowTeam): softmax and log-softmax of 5 to 16 blocks of rowStream's 64 KiB (rows
-    over 256 KiB up to 1 MiB), in 16-byte packs. On the H200 (benchmarks/h200/softmax/row-team), as
+    The last axis (rowTeam): softmax and log-softmax of 3 to 16 blocks of rowStream's 64 KiB (rows
+    over 128 KiB up to 1 MiB), in 16-byte packs. On the H200 (benchmarks/h200/softmax/row-team), as
     many teams as the GPU holds, each taking 15 to 80 rows, ran float32 rows of 5, 6, 8, 12 and 16
     blocks at 80-84% of a copy where rowStream's clusters ran at 72-81% and rowRelay at 74-79%; rows
     of 128 and 256 blocks ([64, 4194304]) lost 0-5 to rowRelay. bfloat16 rows of 8 blocks lost 5-6
     points to rowStream then; since the packs' max and the block states' merges take fewer
     instructions (benchmarks/h200/softmax/fold-cost/geometry.txt), teams run bfloat16 [4096, 262144]
     at 88-90% against the clusters' 85-87% (float16: the same kernel, not timed), and rows of 4
-    blocks ([1024, 131072]) level with the clusters, which keep them.
+    blocks ([1024, 131072]) level with the clusters then. In a later run (benchmarks/h200/softmax/
+    team-tail; the GPU held 92 clusters of 4 but 99 teams of 4 and 132 of 3), teams of the fewest
+    blocks beat the clusters on rows of 3 blocks (float32 [2048, 49152] 85-89% of a copy against
+    83-85%, bfloat16 [2048, 98304] 83-83.5% against 81-83%) and on bfloat16 rows of 4 ([1024,
+    131072] 84-85% against 81-83%); float32 rows of 4 ([2048, 65536]) were level (+1 point forward,
+    -1 log-softmax). Rows of 2 blocks lost 3-6 points on teams, and teams of more blocks than a row
+    needs were slower (bfloat16 [1024, 131072] on 5 to 7: 70-80%).
     A strided axis (colsTeam): softmax and log-softmax gradients in whole 128-byte strips down axes
     of 4096 to 32768 rows (float32) or 8192 to 16384 (16-bit). On the H200
     (benchmarks/h200/softmax/cols-team/meet.txt, the X0 rows), float32 [16, 8192, 1024] ran at 84% of a
@@ -225,8 +231,7 @@ def team_wanted(p: Problem) -> bool:
         return (p.op == "backward" and p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] % 128 == 0
                 and lo <= p.L <= hi)
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
-    return (p.op == "forward" and p.vec * ITEMSIZE[p.dtype] == 16
-            and 4 * STREAM_THREADS * STREAM_K < p.L // p.vec and blocks <= 16)
+    return p.op == "forward" and p.vec * ITEMSIZE[p.dtype] == 16 and 3 <= blocks <= 16
 
 
 # rowTeam's teams take at least this many rows each, or the row keeps its kernel: with 1.3 rows a
@@ -422,7 +427,7 @@ def cols_split(p: Problem, by: int = 8) -> Choice:
 
 
 def long_row(p: Problem, held: int = 0, teams: bool = True) -> Choice:
-    """Rows too long for one block (as measured on the H200): forward rows of 5 to 16
+    """Rows too long for one block (as measured on the H200): forward rows of 3 to 16
     blocks on teams of TEAM_ROWS rows or more (team_wanted; `held`: rowTeam's blocks the GPU holds at
     once, 0 when unknown), other forward
     rows that a cluster holds stream through shared memory, longer ones and backward rows relay

@@ -34,21 +34,29 @@ struct Share {
   static constexpr int LANES = COLS / K;     // threads across a strip row in the reduction
   static constexpr int G = THREADS / LANES;  // row groups of the reduction
   static constexpr int WARPS = THREADS / 32;
+  static constexpr int RS = THREADS / P;     // strip rows a step of the copies and the output
   static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
   // shared memory: [WARPS][COLS] partials, [COLS] this block's states (read by the cluster),
   // [COLS] finished states, then the strip's rows of x (and of the gradient)
   static constexpr int STATES = (WARPS + 2) * COLS;
 
   // Rows [lo, hi) of the share (at `base`, the strip's first column) into shared memory, as
-  // asynchronous copies; packs past the last column read as zeros.
+  // asynchronous copies; packs past the last column read as zeros. A thread keeps one pack column
+  // (THREADS % P == 0) and carries its offsets from row to row: recomputed for every copy, with a
+  // generic-to-shared conversion each, they took about 38 instructions a copy.
   static __device__ __forceinline__ void copy_in(T* sa, T* sb, const T* a, const T* b, i64 base, i64 col0,
                                                  i64 M, int lo, int hi) {
-    for (int q = lo * P + threadIdx.x; q < hi * P; q += THREADS) {
-      const int r = q / P, p = q % P;
-      const bool ok = col0 + p * V < M;
-      const i64 off = base + r * M + p * V;
-      cp_async16(sa + q * V, ok ? a + off : a, ok);
-      if (Op::IN == 2) cp_async16(sb + q * V, ok ? b + off : b, ok);
+    const int p = threadIdx.x % P;
+    const bool ok = col0 + p * V < M;
+    int r = lo + threadIdx.x / P;
+    const i64 off = ok ? base + (i64)r * M + p * V : 0;  // a missing pack reads nothing, from x itself
+    const i64 step = ok ? (i64)RS * M : 0;
+    const T *ga = a + off, *gb = b + off;
+    unsigned da = smem_addr(sa) + (r * P + p) * 16;
+    const unsigned gap = (unsigned)((sb - sa) * sizeof(T));
+    for (; r < hi; r += RS, ga += step, gb += step, da += THREADS * 16) {
+      cp_async16_at(da, ga, ok);
+      if (Op::IN == 2) cp_async16_at(da + gap, gb, ok);
     }
   }
 
@@ -219,8 +227,8 @@ struct Share {
 #pragma unroll
     for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
     if (col0 + (t % P) * V >= M) return;
-    T* out = y + base + (i64)(t / P) * M + (t % P) * V;  // row q / P, moving THREADS / P rows a step
-    const i64 step = (i64)(THREADS / P) * M;
+    T* out = y + base + (i64)(t / P) * M + (t % P) * V;  // row q / P, moving RS rows a step
+    const i64 step = (i64)RS * M;
     for (int q = t; q < rows * P; q += THREADS, out += step) {
       Pack<T, V> pa, pb, o;
       pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
@@ -238,27 +246,30 @@ struct Share {
   static __device__ __forceinline__ void write_refill(const State* fin, T* sa, T* sb, const T* a, const T* b,
                                                       T* y, i64 base, i64 col0, i64 next_base, i64 next_col0,
                                                       bool more, i64 M, int rows, int per, int S) {
-    const int t = threadIdx.x, c = (t % P) * V;
+    const int t = threadIdx.x, p = t % P, c = p * V;
     State f[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) f[v] = fin[c + v];
     const bool live = col0 + c < M, ok = more && next_col0 + c < M;
+    const unsigned ua = smem_addr(sa), ub = smem_addr(sb);
     for (int s = 0; s < S; ++s) {
       const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
-      for (int q = lo * P + t; q < hi * P; q += THREADS) {
-        const i64 r = q / P;
+      int r = lo + t / P;  // as in copy_in: one pack column, offsets carried from row to row
+      i64 out = base + (i64)r * M + c, in = ok ? next_base + (i64)r * M + c : 0;
+      const i64 step = (i64)RS * M, in_step = ok ? step : 0;
+      for (; r < hi; r += RS, out += step, in += in_step) {
+        const int q = r * P + p;
         if (live) {
           Pack<T, V> pa, pb, o;
           pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
           if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
 #pragma unroll
           for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
-          o.store_cs(y + base + r * M + c);
+          o.store_cs(y + out);
         }
         if (more) {
-          const i64 off = next_base + r * M + c;
-          cp_async16(sa + q * V, ok ? a + off : a, ok);
-          if (Op::IN == 2) cp_async16(sb + q * V, ok ? b + off : b, ok);
+          cp_async16_at(ua + q * 16, a + in, ok);
+          if (Op::IN == 2) cp_async16_at(ub + q * 16, b + in, ok);
         }
       }
       cp_async_commit();
@@ -325,9 +336,11 @@ colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a
 // COLS columns), and as a block writes one strip out it refills its slots with the next one's rows.
 // A block waits for the rest of its team, so every block must be resident (a cooperative launch).
 // ws: G counts 128 bytes apart (zeroed before the launch), then [G][2][blocks][COLS] states
-// (by strip parity: a slow block may still read the previous strip's).
+// (by strip parity: a slow block may still read the previous strip's). Two blocks an SM (the
+// dispatch's 96 KiB of strip rows each): told so, NVRTC gives them up to 128 registers a thread,
+// where left to choose, 13.5 settled two at 64 and spilled.
 template <typename T, int W, int THREADS, int S, class Op>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, 2)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
          i64 blocks, i64 G) {
   typedef Share<T, W, THREADS, Op> Sh;

@@ -400,6 +400,11 @@ __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM
 __device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src) : "memory");
 }
+// The same, writing 16 zero bytes instead when pred is false (src is then not read).
+__device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src, bool pred) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
+               : "memory");
+}
 
 // Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
 __device__ __forceinline__ void cp_async_wait_upto(int n) {
