@@ -35,8 +35,8 @@ API_CASES = [
 ]
 
 
-def check_case(case: Case, seed=1):
-    x = W.make_input(case, seed)
+def check_case(case: Case, seed=1, x=None):
+    x = W.make_input(case, seed) if x is None else x
     exp = W.reference(case, x)
     out = W.new_output(case, x)
     verify.poison(out)
@@ -44,6 +44,7 @@ def check_case(case: Case, seed=1):
     fn()
     c = W.check(result(), exp)
     assert c.ok, f"{case.label}: {c} via {W.explain(x, case)}"
+    return exp
 
 
 @pytest.mark.parametrize("shape, dim", API_CASES, ids=lambda v: str(v))
@@ -51,6 +52,35 @@ def check_case(case: Case, seed=1):
 @pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_api_against_float64(shape, dim, dtype, kind):
     check_case(Case(shape, dtype, _params(kind, dim)))
+
+
+# Inputs spread over about 300 (normal, sigma 40), so that many fall 87 to 92 below their row's max:
+# their probabilities, 2^-133 to 2^-126, are bfloat16 (and float32) values below the smallest normal
+# float32, where an exp that flushes to zero gave 0.
+WIDE_SCALE = 40.0
+
+
+@pytest.mark.parametrize("shape, dim", API_CASES, ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", DT)
+def test_tiny_probabilities_are_not_flushed(shape, dim, dtype):
+    case = Case(shape, dtype, _params("forward", dim))
+    exp = check_case(case, x=reference.random_input(shape, dtype, 11, scale=WIDE_SCALE))
+    if dtype == "bfloat16" and exp.ref.size >= 100_000:  # the test can fail: such values are there
+        assert np.count_nonzero((exp.ref > 2.0 ** -133) & (exp.ref < 2.0 ** -126)) > 10
+
+
+@pytest.mark.parametrize("spec", catalog.KERNELS, ids=lambda s: s.name)
+def test_ladder_rung_keeps_tiny_probabilities(spec):
+    last = spec.axis == "last"
+    case = Case((64, 4096), "bfloat16") if last else Case((4, 2000, 1024), "bfloat16", (("dim", 1),))
+    x = reference.random_input(case.shape, "bfloat16", 13, scale=WIDE_SCALE)
+    out = W.new_output(case, x)
+    verify.poison(out)
+    W.prepare(spec, x, out, case).launch()
+    exp = W.reference(case, x)
+    assert np.count_nonzero((exp.ref > 2.0 ** -133) & (exp.ref < 2.0 ** -126)) > 10
+    c = W.check(out, exp)
+    assert c.ok, f"{spec.name} {case.label}: {c}"
 
 
 def _params(kind: str, dim: int = 1) -> tuple:

@@ -293,9 +293,15 @@ def regs_geometry(p: Problem, lmax: int) -> tuple[int, int, int]:
     columns of 9-16 rows take packs of 4 columns (8 bytes), and backward ones of 5-16 packs of 2, on
     blocks of 128: on the H200 ([8192, 16, 1024] bfloat16, benchmarks/h200/softmax/sweeps/regs.txt)
     forward 2998 -> 3271 GB/s, log-softmax 2992 -> 3213, backward about 1050 (on colsCluster) -> 3163;
-    whole 16-byte packs held 64 registers of data a thread. float32 keeps 16-byte packs."""
+    whole 16-byte packs held 64 registers of data a thread. float32 keeps 16-byte packs. Those
+    16-bit forward columns are held to 5 blocks an SM, which caps them under 96 registers: float16
+    took 99-100 and ran 4 blocks an SM, bfloat16 (since its softmax keeps probabilities below
+    2^-126) 81, five blocks; told 5, float16 takes 89 and bfloat16 79, six blocks an SM. On the H200
+    (benchmarks/h200/softmax/tiny-probs/regs.txt): float16 84% -> 92-93% of a copy forward and
+    75-76% -> 85-86% log-softmax, bfloat16 84% -> 88-89% forward (89-91% before the probabilities'
+    change) and 84-85% -> 85-85.5% log-softmax."""
     if ITEMSIZE[p.dtype] == 2 and p.inputs == 1 and lmax == 16:
-        return min(p.vec, 4), 128, 2
+        return min(p.vec, 4), 128, 5
     if ITEMSIZE[p.dtype] == 2 and p.inputs == 2 and lmax > 4:
         return min(p.vec, 2), 128, 4
     return p.vec, REGS_THREADS, 2

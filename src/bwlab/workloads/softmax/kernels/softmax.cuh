@@ -185,13 +185,18 @@ struct Forward {
     if (m == -INFINITY) return {m, -1.f};  // every lane empty
     return {m, c + (n - 1.f)};
   }
-  // Once per row: softmax keeps (max, 1 / sum), log-softmax (max, log(sum)). x - max comes
+  // Once per row: softmax keeps (max, 2^-16 / sum), log-softmax (max, log(sum)). x - max comes
   // first and is exact when they are close, so inputs of magnitude 1e4 lose nothing to a
-  // rounded max * log2e.
-  __device__ static State finish(State s) { return {s.a, LOG ? log1p_small(s.b) : 1.f / (1.f + s.b)}; }
+  // rounded max * log2e. A probability is 2^(d log2e + 16) * (2^-16 / sum): ex2 flushes results
+  // below 2^-126 to zero, and bfloat16 (like float32) has values down to 2^-133, which the final
+  // multiply (not flushed) now reaches; the 16 costs nothing (a multiply became an fma) and
+  // rounds the exponent to 2^-20, 7e-7 of the result.
+  __device__ static State finish(State s) {
+    return {s.a, LOG ? log1p_small(s.b) : 0x1p-16f / (1.f + s.b)};
+  }
   __device__ static float out(State f, float x, float) {
     if (LOG) return (x - f.a) - f.b;
-    return ex2((x - f.a) * LOG2E) * f.b;
+    return ex2(fmaf(x - f.a, LOG2E, 16.f)) * f.b;
   }
 };
 
