@@ -189,8 +189,9 @@ struct Forward {
   // first and is exact when they are close, so inputs of magnitude 1e4 lose nothing to a
   // rounded max * log2e. A probability is 2^(d log2e + 16) * (2^-16 / sum): ex2 flushes results
   // below 2^-126 to zero, and bfloat16 (like float32) has values down to 2^-133, which the final
-  // multiply (not flushed) now reaches; the 16 costs nothing (a multiply became an fma) and
-  // rounds the exponent to 2^-20, 7e-7 of the result.
+  // multiply (not flushed) now reaches. The 16 costs nothing (a multiply became an fma); its
+  // rounding moves the exponent by at most 2^-21 for results from 2^-32 up (3e-7 of the result),
+  // and by no more than before below that.
   __device__ static State finish(State s) {
     return {s.a, LOG ? log1p_small(s.b) : 0x1p-16f / (1.f + s.b)};
   }
