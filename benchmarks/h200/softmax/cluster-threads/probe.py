@@ -16,7 +16,8 @@ sys.path.insert(0, "../meet-tree")
 from probe import DT, columns, measure  # noqa: E402
 
 CASES = [((16, 8192, 1024), 1), ((8192, 8192), 0), ((8, 16384, 1024), 1)]
-GEOMETRY = {"float32": [(256, 4)], "bfloat16": [(512, 1), (512, 2)]}  # fewer: see threads-fewer.txt
+# (threads, S[, widest strip in bytes]) a dtype; COMMAND has the geometries of each record
+GEOMETRY = {"float32": [(128, 4, 64), (256, 4, 64)], "bfloat16": [(256, 1, 64), (128, 1, 64), (512, 1, 64)]}
 
 
 def problem(shape, dim, d, log):
@@ -31,10 +32,11 @@ def problem(shape, dim, d, log):
 def variants(p):
     c = plans.choose(p)
     out = [("dispatch", c)]
-    for t, s in GEOMETRY[p.dtype]:
-        v = plans.cols_cluster(p, t, budget=plans.SMEM_MAX, clusters=(16,), widest=plans.strip(c), stages=s)
+    for t, s, *w in GEOMETRY[p.dtype]:
+        widest = w[0] if w else plans.strip(c)
+        v = plans.cols_cluster(p, t, budget=plans.SMEM_MAX, clusters=(16,), widest=widest, stages=s)
         if v is not None and v.expression != c.expression:
-            out.append((f"t{t} S{s}", v))
+            out.append((f"t{t} S{s}" + (f" W{widest}" if w else ""), v))
     return out
 
 
