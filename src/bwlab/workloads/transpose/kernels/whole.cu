@@ -114,7 +114,9 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
 // one column, G rows. Columns sit an odd number of words apart, column c a further
 // 4*((c >> 5) & 3) bytes, so the 31 lanes of a store (columns G apart) fall in distinct banks.
 // The stores read five words and shift them by the output row's phase. Loads never leave the
-// input's byte span [in_lo, in_hi).
+// input's byte span [in_lo, in_hi). Lane 31 stores its words into G spare columns past the tile
+// (no branch a pass), and every lane's column addresses are taken once: recomputed for each pass
+// inside a branch, they cost about 16 instructions a pass.
 template <int E, int TR, int TC, int THREADS>
 struct WordsTile {
   static constexpr int G = 4 / E;                        // elements a word
@@ -126,7 +128,7 @@ struct WordsTile {
   // bytes a column: the head sector's 32, the rows, a word read past them, 12 of bank offset;
   // an odd number of words
   static constexpr int CP = (48 + NP * RSP * E + 7) / 8 * 8 + 4;
-  static constexpr int BYTES = TC * CP;
+  static constexpr int BYTES = (TC + G) * CP;  // and lane 31's spare columns
   static_assert(E <= 2 && TC == 31 * G && TR % H == 0 && THREADS % 32 == 0, "words of 1- and 2-byte elements");
   static_assert(NP * G <= 40, "loads in flight a thread");
 };
@@ -187,6 +189,12 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
             v[p][g] = r0 + wrow + p * RSP + g < rows ? load4_guarded(q, in_lo, in_hi) : 0u;
           }
       }
+      unsigned* dst[G];  // row wrow of this lane's G columns (lane 31's: the spare ones)
+#pragma unroll
+      for (int u = 0; u < G; ++u) {
+        const int c = G * lane + u;
+        dst[u] = reinterpret_cast<unsigned*>(s + c * CP + 4 * ((c >> 5) & 3) + 32 + wrow * E);
+      }
 #pragma unroll
       for (int p = 0; p < NP; ++p) {
         unsigned w[G];
@@ -196,28 +204,25 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
           const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g], 1);
           w[g] = __funnelshift_r(v[p][g], next, 8 * ((ph0 + (unsigned)i * m4) & 3u));
         }
-        if (lane < 31) {
-          const int i = wrow + p * RSP, c = G * lane;
-          if (G == 4) {  // 4 x 4 bytes: word t = column c + t, rows i .. i+3
-            const unsigned lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
-            const unsigned lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
-            const unsigned col[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
-                                     __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
+        constexpr int step = RSP * E / 4;  // words between passes in a column
+        if constexpr (G == 4) {  // 4 x 4 bytes: word t = column c + t, rows i .. i+3
+          const unsigned lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
+          const unsigned lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
+          const unsigned col[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+                                   __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
 #pragma unroll
-            for (int u = 0; u < 4; ++u)
-              *reinterpret_cast<unsigned*>(s + (c + u) * CP + 4 * (((c + u) >> 5) & 3) + 32 + i * E) = col[u];
-          } else {  // 2 x 2 halves
-            const unsigned col[2] = {__byte_perm(w[0], w[1], 0x5410), __byte_perm(w[0], w[1], 0x7632)};
+          for (int u = 0; u < G; ++u) dst[u][p * step] = col[u];
+        } else {  // 2 x 2 halves
+          const unsigned col[2] = {__byte_perm(w[0], w[1], 0x5410), __byte_perm(w[0], w[1], 0x7632)};
 #pragma unroll
-            for (int u = 0; u < 2; ++u)
-              *reinterpret_cast<unsigned*>(s + (c + u) * CP + 4 * (((c + u) >> 5) & 3) + 32 + i * E) = col[u];
-          }
+          for (int u = 0; u < G; ++u) dst[u][p * step] = col[u % 2];
         }
       }
     }
     __syncthreads();
     // Output row c0 + j from element r0 on at obase + j * out_bytes; offsets from r0 in 32 bits
     // (r0 is a multiple of TR, so of a sector's elements: a row's phase is that of its address here).
+    // The first tile row's head sectors after the rest.
     byte* const obase = out + ((b * cols + c0) * rows + r0) * E;
     const int rem = (int)min(rows - r0, (i64)(TR + H)), cc = (int)min(cols - c0, (i64)TC);
 #pragma unroll
@@ -228,20 +233,30 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       const int a = (int)(reinterpret_cast<u64>(row) & 31);
       const int d = ((32 - a) & 31) / E;  // the row's first whole sector starts at element r0 + d
       const int o = 32 + d * E + 16 * vt;  // this vector's byte offset in column j
-      const unsigned* col = reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3));
-      const unsigned sh = 8 * (o & 3);
       const int f = d + VE * vt;  // this vector's first element, from r0
-      const u64 lo = reinterpret_cast<u64>(row) - (u64)r0 * E, hi = lo + out_bytes;  // the whole output row
       if (f - VE * (vt & 1) < rem) {  // its sector starts inside the row
-        const unsigned* p = col + (o >> 2);
-        const uint4 w = words16(p, sh);
-        if (f + VE <= rem) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
-        else store16_clipped<E>(row + f * E, w, lo, hi);
+        const uint4 w = words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3) + (o & ~3)),
+                                8 * (o & 3));
+        if (f + VE <= rem) {
+          __stcs(reinterpret_cast<uint4*>(row + f * E), w);
+        } else {
+          const u64 lo = reinterpret_cast<u64>(row) - (u64)r0 * E;  // the whole output row
+          store16_clipped<E>(row + f * E, w, lo, lo + out_bytes);
+        }
       }
-      if (r0 == 0 && d > 0 && vt < 2) {  // the sector holding the row's first elements, clipped below 0
-        const unsigned* p = col + ((o - 32) >> 2);
-        const uint4 w = words16(p, sh);
-        store16_clipped<E>(row + (d - H + VE * vt) * E, w, lo, hi);
+    }
+    if (r0 == 0) {  // the sector holding each row's first elements, clipped below 0
+#pragma unroll
+      for (int n = 0; n < NV; ++n) {
+        const int q = threadIdx.x + n * THREADS, j = q / TV, vt = q % TV;
+        if (j >= cc) break;
+        byte* const row = obase + j * out_bytes;
+        const int a = (int)(reinterpret_cast<u64>(row) & 31), d = ((32 - a) & 31) / E, o = d * E + 16 * vt;
+        if (d > 0 && vt < 2)
+          store16_clipped<E>(row + (d - H + VE * vt) * E,
+                             words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3) + (o & ~3)),
+                                     8 * (o & 3)),
+                             reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
       }
     }
     if (t + gridDim.x < total) __syncthreads();
