@@ -292,8 +292,8 @@ def test_relay_slack_and_launchable_grids():
 @pytest.mark.parametrize("N", [1, 2, 3, 64, 65537])
 def test_relay_workspace_holds_counters_then_states(N):
     c = plans.row_relay(Problem(N, 262144, 1, "float32"))
-    counters_end = 8 + 4 * N                  # the 64-bit ticket, then N 32-bit counts
-    states = 8 * (2 + N // 2)                 # the kernel's ws = (State*)(ctr + 2 + N / 2)
+    counters_end = 128 + 128 * (N - 1) + 4    # the 64-bit ticket, then N 32-bit counts, 128 bytes apart
+    states = 128 * (N + 1)                    # the kernel's ws = (State*)(done + 32 * N), done = ctr + 128 B
     assert counters_end <= c.zeroed == states
     assert states % 8 == 0 and states + 8 * N * c.chunks == c.workspace_bytes
 

@@ -272,7 +272,7 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] =
     if blocks > GRID_MAX:
         return None
     expr = f"rowRelay<{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
-    zeroed = 16 + 8 * (p.N // 2)  # the ticket counter and the rows' counts
+    zeroed = 128 * (p.N + 1)  # the ticket counter and the rows' counts, a line each
     return Choice("rowRelay", SRC["rowsplit"], expr, (blocks, 1, 1), (threads, 1, 1),
                   args="relay", chunks=chunks, extra=(lead,), workspace_bytes=zeroed + 8 * p.N * chunks,
                   zeroed=zeroed, why=f"{chunks} chunks per row in one launch, x read twice, the second time "

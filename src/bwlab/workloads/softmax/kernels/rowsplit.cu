@@ -65,8 +65,8 @@ __global__ void __launch_bounds__(THREADS) rowFinish(const T* __restrict__ a, co
 // A partial task stores its chunk's state and counts itself in done[row]; a finishing task issues
 // its chunk's loads, waits for the row's count, merges the row's states and writes the chunk. A
 // task waits only for tasks that took lower tickets, so they are already running: nothing can
-// deadlock. Workspace: a 64-bit ticket counter, N 32-bit counts (both zeroed before the launch),
-// then N * chunks states.
+// deadlock. Workspace: a 64-bit ticket counter and N 32-bit counts, 128 bytes apart (zeroed
+// before the launch), then N * chunks states.
 template <typename T, int V, int THREADS, int K, class Op>
 __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, const T* __restrict__ b,
                                                     T* __restrict__ y, unsigned long long* ctr, i64 N, i64 L,
@@ -75,8 +75,9 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
   __shared__ unsigned long long ticket;
   if (threadIdx.x == 0) ticket = atomicAdd(ctr, 1ull);
   __syncthreads();
-  unsigned* done = reinterpret_cast<unsigned*>(ctr + 1);
-  State* ws = reinterpret_cast<State*>(ctr + 2 + N / 2);
+  // each row's count on a 128-byte line of its own, apart from the ticket counter: polled by waiting tasks
+  unsigned* done = reinterpret_cast<unsigned*>(ctr) + 32;
+  State* ws = reinterpret_cast<State*>(done + 32 * N);
   const bool fin = ticket & 1;
   const i64 g = (i64)(ticket >> 1) - (fin ? lead : 0);
   const i64 row = g < 0 ? -1 : g / chunks, c = g < 0 ? 0 : g % chunks;
@@ -95,13 +96,13 @@ __global__ void __launch_bounds__(THREADS) rowRelay(const T* __restrict__ a, con
     const State s = block_to_warp0<Op, THREADS>(fold_packs<T, V, K, Op>(pa, pb), scratch);
     if (threadIdx.x == 0) {
       ws[row * chunks + c] = s;
-      count_release(done + row);
+      count_release(done + 32 * row);
     }
     return;
   }
   // The chunk's loads (above) are in flight while the row's partial states are awaited.
   if (threadIdx.x == 0)
-    while (ld_acquire(done + row) < (unsigned)chunks) asm volatile("nanosleep.u32 256;" ::: "memory");
+    while (ld_acquire(done + 32 * row) < (unsigned)chunks) asm volatile("nanosleep.u32 256;" ::: "memory");
   __syncthreads();
   State s = Op::empty();
   for (i64 j = threadIdx.x; j < chunks; j += THREADS) s = Op::merge(s, ld_cg(ws + row * chunks + j));

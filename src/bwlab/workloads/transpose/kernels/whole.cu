@@ -220,29 +220,52 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       }
     }
     __syncthreads();
-    // Output row c0 + j from element r0 on at obase + j * out_bytes; offsets from r0 in 32 bits
-    // (r0 is a multiple of TR, so of a sector's elements: a row's phase is that of its address here).
-    // The first tile row's head sectors after the rest.
+    // Output row c0 + j from element r0 on at obase + j * out_bytes (r0 is a multiple of TR, so of a
+    // sector's elements: a row's phase is that of its address here). A vector of row j at byte fb
+    // from element r0 (fb = d * E + 16 * vt: the row's first whole sector starts at element r0 + d,
+    // d * E = (-address) & 31) reads column j's shared words from byte 32 + fb on. Where a thread's
+    // vectors share one vt (THREADS % TV == 0) and lie JS rows apart with JS * E a multiple of 32
+    // bytes, their rows start at the same phase: d, fb, the words' shift and whether the vectors are
+    // clipped are the same for all of them, and the row pointer moves by a constant (computed for
+    // each vector, a store took about 43 instructions, 21 this way). The first tile row's head
+    // sectors after the rest.
     byte* const obase = out + ((b * cols + c0) * rows + r0) * E;
-    const int rem = (int)min(rows - r0, (i64)(TR + H)), cc = (int)min(cols - c0, (i64)TC);
+    const int rem = (int)min(rows - r0, (i64)(TR + H)) * E, cc = (int)min(cols - c0, (i64)TC);
+    // one vector: `at` its output bytes, `words` its column's aligned shared words, z = d * E
+    auto emit = [&](byte* at, const byte* words, int z, bool whole, int fb) {
+      const uint4 w = words16(reinterpret_cast<const unsigned*>(words), 8 * (z & 3));
+      if (whole) {
+        __stcs(reinterpret_cast<uint4*>(at), w);
+      } else {
+        const u64 lo = reinterpret_cast<u64>(at) - fb - (u64)r0 * E;  // the whole output row
+        store16_clipped<E>(at, w, lo, lo + out_bytes);
+      }
+    };
+    constexpr int JS = THREADS / TV;
+    if constexpr (THREADS % TV == 0 && JS * E % 32 == 0 && (JS % 32 == 0 || 32 % JS == 0)) {
+      const int j0 = threadIdx.x / TV, vt = threadIdx.x % TV;
+      byte* row = obase + j0 * out_bytes;
+      const int z = (int)(0u - (unsigned)reinterpret_cast<u64>(row)) & 31, fb = z + 16 * vt;
+      if (fb - 16 * (vt & 1) < rem) {  // the vectors' sectors start inside their rows
+        const bool whole = fb + 16 <= rem;
+        const u64 step = (u64)JS * out_bytes;
+        const byte* col = s + j0 * CP + 32 + fb - (z & 3);  // j0 < JS: column j0 + n*JS's bank offset
+        row += fb;                                          // is known for each n
 #pragma unroll
-    for (int n = 0; n < NV; ++n) {
-      const int q = threadIdx.x + n * THREADS, j = q / TV, vt = q % TV;
-      if (j >= cc) break;
-      byte* const row = obase + j * out_bytes;
-      const int a = (int)(reinterpret_cast<u64>(row) & 31);
-      const int d = ((32 - a) & 31) / E;  // the row's first whole sector starts at element r0 + d
-      const int o = 32 + d * E + 16 * vt;  // this vector's byte offset in column j
-      const int f = d + VE * vt;  // this vector's first element, from r0
-      if (f - VE * (vt & 1) < rem) {  // its sector starts inside the row
-        const uint4 w = words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3) + (o & ~3)),
-                                8 * (o & 3));
-        if (f + VE <= rem) {
-          __stcs(reinterpret_cast<uint4*>(row + f * E), w);
-        } else {
-          const u64 lo = reinterpret_cast<u64>(row) - (u64)r0 * E;  // the whole output row
-          store16_clipped<E>(row + f * E, w, lo, lo + out_bytes);
+        for (int n = 0; n < NV; ++n, row += step) {
+          if (j0 + n * JS >= cc) break;
+          emit(row, col + n * JS * CP + 4 * (((n * JS) >> 5) & 3), z, whole, fb);
         }
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < NV; ++n) {
+        const int q = threadIdx.x + n * THREADS, j = q / TV, vt = q % TV;
+        if (j >= cc) break;
+        byte* const row = obase + j * out_bytes;
+        const int z = (int)(0u - (unsigned)reinterpret_cast<u64>(row)) & 31, fb = z + 16 * vt;
+        if (fb - 16 * (vt & 1) < rem)
+          emit(row + fb, s + j * CP + 4 * ((j >> 5) & 3) + 32 + fb - (z & 3), z, fb + 16 <= rem, fb);
       }
     }
     if (r0 == 0) {  // the sector holding each row's first elements, clipped below 0
