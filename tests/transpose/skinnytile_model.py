@@ -80,7 +80,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
     lane, warp = tid & 31, tid >> 5
     groups = V + (1 if tall else 0)
     nc = groups * S
-    assert groups * gp == smem <= plans.SKINNYTILE_SMEM
+    assert groups * gp == smem <= (plans.WORDS_SMEM if words else plans.SKINNYTILE_SMEM)
     for t in range(blocks):
         sm = np.full(smem, UNSET, np.int64)
         sm_writes = np.zeros(smem, np.int64)
@@ -101,29 +101,33 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
             return np.where(ok[:, None], sm[np.clip(b, 0, smem - 1)], UNSET)
 
         if tall:
-            vals = []
-            for i in range(loads):
-                c = tid + i * THREADS
-                gi = cbase + c
-                ok = c < nc
-                v = _load16(ids_in, gi, ok & (gi >= 0))
-                vals.append(v)
-            assert nc <= loads * THREADS, "one batch of loads covers the tile"
-            for i in range(loads):
-                c = tid + i * THREADS
-                ok = c < nc
-                assert ((c // S == g) & (c % S == s))[ok].all(), "the stepped (group, index) is c divmod S"
-                rho = _rot(lane, g, upv)
-                for k in range(upv):
-                    w = (k + rho) & (upv - 1)
-                    addr = g * gp + s * 16 + w * unit
-                    src = vals[i][np.arange(THREADS)[:, None], w[:, None] * unit + np.arange(unit)[None, :]]
-                    put(addr, src, ok, unit)
-                    if record:
-                        _record(res, "packed store", addr, ok, unit)
-                g, s = g + step_g, s + step_s
-                wrap = s >= S
-                s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
+            # skinnyTile: one batch of loads covers the tile; skinnyWords: rounds of `loads` per thread
+            assert words or nc <= loads * THREADS, "one batch of loads covers the tile"
+            for c0 in range(0, nc, loads * THREADS):
+                first = c0 + tid
+                g, s = first // S, first % S
+                vals = []
+                for i in range(loads):
+                    c = first + i * THREADS
+                    gi = cbase + c
+                    ok = c < nc
+                    v = _load16(ids_in, gi, ok & (gi >= 0))
+                    vals.append(v)
+                for i in range(loads):
+                    c = first + i * THREADS
+                    ok = c < nc
+                    assert ((c // S == g) & (c % S == s))[ok].all(), "the stepped (group, index) is c divmod S"
+                    rho = _rot(lane, g, upv)
+                    for k in range(upv):
+                        w = (k + rho) & (upv - 1)
+                        addr = g * gp + s * 16 + w * unit
+                        src = vals[i][np.arange(THREADS)[:, None], w[:, None] * unit + np.arange(unit)[None, :]]
+                        put(addr, src, ok, unit)
+                        if record:
+                            _record(res, "packed store", addr, ok, unit)
+                    g, s = g + step_g, s + step_s
+                    wrap = s >= S
+                    s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
             # every group of the tile written once: the row side reads no stale byte
             if words:
                 _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem)

@@ -70,6 +70,13 @@ def test_shared_accesses_keep_their_bank_ways(e, words, tall):
     assert worst[("row load" if tall else "row store")] == 1
 
 
+@pytest.mark.parametrize("e, s, rlog", [(1, 33, 2), (1, 17, 3), (1, 12, 2), (1, 48, 0), (2, 12, 2)])
+def test_words_tiles_spread_tasks_over_the_warps(e, s, rlog):
+    """skinnyWords keeps skinnyTile's tile unless its warp tasks leave the warps under 70% busy (9 tasks
+    on 8 warps at 33 rows, 10 at 17); then the tile that spreads them most evenly within 72 KiB."""
+    assert dispatch.skinnytile_geometry(e, s, True, True)[0] == rlog
+
+
 def test_an_unpadded_tile_would_conflict(monkeypatch):
     """The pad is what makes the row side conflict-free: without it, 32 lanes at consecutive
     groups of 16*S bytes share banks (S = 32: every lane in one bank)."""
@@ -85,10 +92,10 @@ def test_geometry_fits_the_kernel(e):
             rlog, gp, smem = dispatch.skinnytile_geometry(e, s, tall)
             r = 1 << rlog
             assert smem <= dispatch.SKINNYTILE_SMEM and s * r <= max(64, s)
-            if dispatch.skinnytile_words(e, s, tall):  # skinnyWords (tall only): 31R vectors, 8 loads
-                w_smem = dispatch.skinnytile_geometry(e, s, tall, True)[2]
-                assert w_smem == (31 * r + 1) * gp <= smem
-                assert (31 * r + 1) * s <= (model.LOADS - 1) * model.THREADS
+            if dispatch.skinnytile_words(e, s, tall):  # skinnyWords (tall only): 31R vectors, 8 loads a round
+                wlog, _, w_smem = dispatch.skinnytile_geometry(e, s, tall, True)
+                assert w_smem == (31 * (1 << wlog) + 1) * gp <= dispatch.WORDS_SMEM
+                assert wlog == rlog or (wlog > rlog and w_smem > smem)  # the rule's tile, or a larger one
             assert (32 * r + 1) * s <= model.LOADS * model.THREADS  # TALL: one batch of loads per thread
             assert s * r <= 8 * (model.THREADS // 32)                 # WIDE: 8 row tasks per warp
             unit = max(e, 4)

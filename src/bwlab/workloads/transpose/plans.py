@@ -301,7 +301,41 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
     rlog = 0
     while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
         rlog += 1
+    if words:
+        rlog = words_rlog(itemsize, short, rlog, gp)
     return rlog, gp, (skinnytile_vectors(rlog, words) + tall) * gp
+
+
+WORDS_SMEM = 72 * 1024  # skinnyWords' largest tile (opted in): its registers hold three blocks an SM anyway
+WORDS_WARPS = 8         # skinnytile.cu's ST_THREADS / 32
+
+
+def words_tasks(itemsize: int, short: int, rlog: int) -> int:
+    """skinnyWords' warp tasks a tile: a bundle of 4/itemsize rows, or one leftover row, times R blocks."""
+    q = 4 // itemsize
+    return (short // q + short % q) << rlog
+
+
+def words_rlog(itemsize: int, short: int, rlog: int, gp: int) -> int:
+    """skinnyWords' tile: `rlog` (skinnyTile's rule), unless its tasks leave the block's warps less
+    than 70% busy on average (a block takes as long as its busiest warp); then, of the tiles that fit
+    WORDS_SMEM, the smallest that spreads them most evenly. On the H200
+    (benchmarks/h200/transpose/skinny-balance): 8134409 x 33 uint8 (9 tasks on 8 warps) 70% of a
+    copy -> 73% on R = 4, 15790321 x 17 (10 tasks) 71% -> 75% on R = 8. Where the tasks kept the
+    warps 75% busy or more, `rlog` ran best or within a point of best, but for 9 columns (73%
+    against 75.6% on R = 16, 71 KiB), and the most even tile lost up to 4 points (12, 24 and 48
+    columns: 85-87% against 87-90%)."""
+    def even(r: int) -> float:
+        t = words_tasks(itemsize, short, r)
+        return t / (WORDS_WARPS * cdiv(t, WORDS_WARPS))
+    if even(rlog) >= 0.7:
+        return rlog
+    best, r = rlog, rlog
+    while (31 * (2 << r) + 1) * gp <= WORDS_SMEM:
+        r += 1
+        if even(r) > even(best) + 1e-9:
+            best = r
+    return best
 
 
 def skinnytile_vectors(rlog: int, words: bool = False) -> int:

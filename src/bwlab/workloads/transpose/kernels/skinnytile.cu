@@ -115,19 +115,19 @@ __device__ __forceinline__ int unit_rotation(int g) {
   return (((threadIdx.x & 31) >> 3) - (g - __shfl_sync(0xffffffffu, g, 0))) & (UPV - 1);
 }
 
-// TALL, packed side: the tile's NC <= LOADS * 256 packed vectors from cbase (all in flight at
-// once), units rotated into their groups of shared memory.
+// TALL, packed side: the tile's packed vectors c0 .. min(NC, c0 + LOADS * 256) - 1 from cbase (all
+// in flight at once), units rotated into their groups of shared memory.
 template <int E, int LOADS>
 __device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 cbase, int NC, int S, int gp,
-                                                 u64 in_lo, u64 in_hi) {
+                                                 u64 in_lo, u64 in_hi, int c0 = 0) {
   constexpr int U = E < 4 ? 4 : E, UPV = 16 / U;
-  const int tid = threadIdx.x;
+  const int first = c0 + (int)threadIdx.x;
   const unsigned step_g = ST_THREADS / (unsigned)S, step_s = ST_THREADS % (unsigned)S;
-  const int g0 = tid / S, s0 = tid - (tid / S) * S;
+  const int g0 = first / S, s0 = first - (first / S) * S;
   uint4 v[LOADS];
 #pragma unroll
   for (int i = 0; i < LOADS; ++i) {
-    const int c = tid + i * ST_THREADS;
+    const int c = first + i * ST_THREADS;
     const i64 gi = cbase + c;
     v[i] = make_uint4(0u, 0u, 0u, 0u);
     if (c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
@@ -135,7 +135,7 @@ __device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 c
   int g = g0, s = s0;
 #pragma unroll
   for (int i = 0; i < LOADS; ++i) {
-    const int c = tid + i * ST_THREADS;
+    const int c = first + i * ST_THREADS;
     const int rho = unit_rotation<UPV>(g);  // warp-uniform call (the shuffle), before the bounds test
     if (c < NC) {
       const uint4 r = rotate_units<U>(v[i], rho);
@@ -340,7 +340,9 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
   const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
 
-  packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi);  // NC <= 31*64 + 64
+  // in rounds of 2048 vectors: tiles of more than 64 short rows of vectors (R * S > 64) take several
+  for (int c0 = 0; c0 < NC; c0 += (ST_LOADS - 1) * ST_THREADS)
+    packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
   __syncthreads();
   // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
   // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
