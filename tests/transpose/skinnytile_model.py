@@ -33,6 +33,7 @@ class Result:
     out: np.ndarray               # id of the input byte each output byte holds (UNSET: never written)
     writes: np.ndarray            # stores per output byte
     accesses: list = field(default_factory=list)
+    inner_tiles: int = 0          # TALL tiles that took the plain (unguarded, unclipped) path
 
 
 def _load16(ids_in: np.ndarray, vec: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -43,9 +44,11 @@ def _load16(ids_in: np.ndarray, vec: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.where(inside, ids_in[np.clip(b, 0, ids_in.size - 1)], ZERO)
 
 
-def _store16_clipped(res: Result, vec: np.ndarray, vals: np.ndarray, lo: np.ndarray, hi: np.ndarray, ok):
+def _store16_clipped(res: Result, vec: np.ndarray, vals: np.ndarray, lo, hi, ok, plain: bool = False):
+    """store16_clipped; plain: the inner tiles' unclipped store, whose 16 bytes must all lie in [lo, hi)."""
     b = vec[:, None] * 16 + np.arange(16)[None, :]
-    keep = ok[:, None] & (b >= lo[:, None]) & (b < hi[:, None])
+    keep = ok[:, None] & (b >= np.asarray(lo)[..., None]) & (b < np.asarray(hi)[..., None])
+    assert not plain or (keep == ok[:, None]).all(), "an inner tile's plain store leaves its row"
     np.add.at(res.writes, b[keep], 1)
     res.out[b[keep]] = vals[keep]
 
@@ -85,6 +88,9 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
         sm = np.full(smem, UNSET, np.int64)
         sm_writes = np.zeros(smem, np.int64)
         cbase = (t * V - (1 if tall else 0)) * S
+        # TALL, inner_tile: plain loads and stores (asserted below to stay inside the input and the rows)
+        inner = tall and t > 0 and (t + 1) * V <= rowbytes >> 4 and cbase >= 0 and 16 * (cbase + nc) <= nbytes
+        res.inner_tiles += inner
         step_g, step_s = THREADS // S, THREADS % S
         g, s = tid // S, tid % S
 
@@ -102,18 +108,28 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
 
         if tall:
             # skinnyTile: one batch of loads covers the tile; skinnyWords: rounds of `loads` per thread
+            # while more than THREADS vectors are left, then a round of one
             assert words or nc <= loads * THREADS, "one batch of loads covers the tile"
-            for c0 in range(0, nc, loads * THREADS):
+            rounds, c0 = [(0, loads)], loads * THREADS
+            if words:
+                rounds, c0 = [], 0
+                while c0 + THREADS < nc:
+                    rounds.append((c0, loads))
+                    c0 += loads * THREADS
+                if c0 < nc:
+                    rounds.append((c0, 1))
+            for c0, per in rounds:
                 first = c0 + tid
                 g, s = first // S, first % S
                 vals = []
-                for i in range(loads):
+                for i in range(per):
                     c = first + i * THREADS
                     gi = cbase + c
                     ok = c < nc
+                    assert not inner or ((gi >= 0) & (16 * gi + 16 <= nbytes))[ok].all(), "an inner tile's plain load"
                     v = _load16(ids_in, gi, ok & (gi >= 0))
                     vals.append(v)
-                for i in range(loads):
+                for i in range(per):
                     c = first + i * THREADS
                     ok = c < nc
                     assert ((c // S == g) & (c % S == s))[ok].all(), "the stepped (group, index) is c divmod S"
@@ -130,7 +146,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                     s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
             # every group of the tile written once: the row side reads no stale byte
             if words:
-                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem)
+                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner)
             for q0 in range(0, 0 if words else S * R, THREADS // 32):
                 q = q0 + warp
                 ok = q < S * R
@@ -145,7 +161,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                     x[:, k * E:(k + 1) * E] = get(a, ok, E)
                     if record:
                         _record(res, "row load", a, ok, E)
-                _store16_clipped(res, vi, x, rs, rs + rowbytes, ok)
+                _store16_clipped(res, vi, x, rs, rs + rowbytes, ok, inner)
         else:
             tasks = S * R
             for i in range(LOADS - 1):
@@ -216,7 +232,7 @@ def _from_lane(v: np.ndarray, delta: int) -> np.ndarray:
     return v[(lanes & ~31) | ((lanes + delta) & 31)]
 
 
-def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem):
+def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner):
     """skinnyWords TALL, row side: lane's group G = 31k + lane; a bundle's 16/E words (two aligned
     loads where S*E % 4 puts a word across a boundary), transposed; a single row's 16/E elements;
     each row realigned from lane - 1's vector, lanes > 0 store vector G - 1 of each row."""
@@ -234,7 +250,7 @@ def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem):
         cat = np.concatenate([prev, y], axis=1)
         idx = (16 - m)[:, None] + np.arange(16)[None, :]
         x = np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), y)
-        _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0))
+        _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0), inner)
 
     for q0 in range(0, tasks, THREADS // 32):
         q = q0 + warp

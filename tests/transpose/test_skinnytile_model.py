@@ -19,11 +19,15 @@ def _prime_at_least(k: int) -> int:
     return k
 
 
+def positions_per_tile(e: int, s: int, words: bool = False) -> int:
+    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True, words)
+    return dispatch.skinnytile_vectors(rlog, words) * (16 // e)
+
+
 def _longs(e: int, s: int, words: bool = False) -> list[int]:
     """n prime (rows misaligned for every E < 16), spanning about three tiles; a tiny n below S;
     and an n whose rows are 16-byte aligned."""
-    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True, words)
-    w = dispatch.skinnytile_vectors(rlog, words) * (16 // e)  # positions per tile
+    w = positions_per_tile(e, s, words)
     return [_prime_at_least(5 * w // 2), 5, 3 * w + 16]
 
 
@@ -43,6 +47,8 @@ def test_every_output_byte_once_from_the_right_input_byte(case):
     res = model.run(e, s, n, tall, record=False, words=bool(words))
     want = model.expected(e, s, n, tall)
     assert (res.writes == 1).all(), f"bytes written {sorted(set(res.writes.tolist()))} times"
+    if tall and n > 2 * positions_per_tile(e, s, bool(words)):  # the plain path of inner tiles was taken
+        assert res.inner_tiles > 0
     bad = np.flatnonzero(res.out != want)
     assert bad.size == 0, f"{bad.size} wrong bytes, first at {bad[0]}: {res.out[bad[0]]} != {want[bad[0]]}"
 

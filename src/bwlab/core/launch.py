@@ -150,6 +150,16 @@ def allow_large_clusters(fn) -> None:
         raise RuntimeError(f"cuFuncSetAttribute failed with CUDA error {err}")
 
 
+DEFAULT_SHARED = 48 * 1024  # dynamic shared memory a kernel may use without opting in
+
+
+def allow_shared(fn, nbytes: int) -> None:
+    """Opt a kernel in to nbytes of dynamic shared memory when that is above the default 48 KiB
+    (once: the attribute stays set on the function)."""
+    if nbytes > DEFAULT_SHARED and getattr(fn, "max_dynamic_shared_size_bytes", 0) < nbytes:
+        fn.max_dynamic_shared_size_bytes = nbytes
+
+
 class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint),
                 ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]

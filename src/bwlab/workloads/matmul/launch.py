@@ -13,7 +13,6 @@ from .reference import packed_size, split
 
 EXTENT_MAX = 2**31 - 1024  # kernels compute k0 + BK and similar in int
 GRID_X_MAX, GRID_Y_MAX = 2**31 - 1, 65535
-STATIC_SMEM_MAX = 48 * 1024  # dynamic shared memory past this needs the kernel's opt-in
 
 
 def check_operands(spec: MatmulKernel, a, b, c) -> tuple[int, int, int]:
@@ -65,8 +64,7 @@ def prepare_operands(spec: MatmulKernel, a, b, c, block: Optional[tuple[int, int
         return Prepared(lambda: c.fill(0), c, grid, block)
     fn = core_launch.function(spec.source, spec.expression("float32", block), device=a.device.id)
     shared = spec.shared
-    if shared > STATIC_SMEM_MAX:
-        fn.max_dynamic_shared_size_bytes = shared  # the kernel's opt-in past 48 KiB
+    core_launch.allow_shared(fn, shared)
     args = (a, b, c, np.int32(m), np.int32(n), np.int32(k))
     g, bl = (grid[0], grid[1], 1), (block[0], block[1], 1)
 

@@ -12,8 +12,7 @@ def _function(source, expression: str, smem: int, device: int, cluster: int = 1)
     fn = core_launch.function(source, expression, device=device)
     if cluster > 8:
         core_launch.allow_large_clusters(fn)
-    if smem > 48 * 1024 and getattr(fn, "max_dynamic_shared_size_bytes", 0) < smem:
-        fn.max_dynamic_shared_size_bytes = smem  # opt in above 48 KiB of dynamic shared memory
+    core_launch.allow_shared(fn, smem)
     return fn
 
 

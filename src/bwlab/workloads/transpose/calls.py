@@ -90,8 +90,7 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         tall = choice.kind == "tall-tile"
         short, n = (lay.cols, lay.rows) if tall else (lay.rows, lay.cols)
         rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall, plans.is_words(choice))
-        if shared > 48 * 1024 and getattr(fn, "max_dynamic_shared_size_bytes", 0) < shared:
-            fn.max_dynamic_shared_size_bytes = shared  # opt in above 48 KiB of dynamic shared memory
+        core_launch.allow_shared(fn, shared)
         args = ptrs + [("i64", n), ("i32", short), ("i32", rlog), ("i32", gp), *bounds]
     elif choice.kind in ("tall-perm", "wide-perm"):
         tall = choice.kind == "tall-perm"

@@ -92,17 +92,6 @@ __device__ __forceinline__ int staged(int v) {
   else return v;
 }
 
-// 0, from a test that never holds (n > 0) on every word of w: an address or lane offset that
-// makes the instructions using it wait for all of w's loads. Left to itself the compiler
-// interleaves loads with their first uses, and a warp then has a third of its loads in flight.
-template <int N>
-__device__ __forceinline__ int after_all(const unsigned (&w)[N], i64 n) {
-  unsigned all = 0u;
-#pragma unroll
-  for (int i = 0; i < N; ++i) all ^= w[i];
-  return all == 0u && n < 0;
-}
-
 // KK steps of a warp from step0 (see widePerm).
 template <int E, int S, int KK>
 __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,

@@ -14,7 +14,9 @@
 //  - WIDE: the packed side is stored exactly once; the block loads vectors 0..32R of each
 //    row (vector 32R, shared with the next tile, only when the row is misaligned).
 // Every global access is an aligned 16-byte vector: loads guarded at the buffer's ends
-// (load16_guarded), stores clipped (store16_clipped) at the ends of rows / of the output.
+// (load16_guarded), stores clipped (store16_clipped) at the ends of rows / of the output. TALL
+// tiles away from the ends (inner_tile) take plain loads and stores, without the tests and
+// 64-bit compares of a guarded or clipped access.
 //
 // Shared layout: the packed side in groups of VE positions (16*S bytes, one 16-byte vector
 // per short index), each group followed by a pad: group pitch GP = 16*S + pad bytes, with
@@ -116,8 +118,9 @@ __device__ __forceinline__ int unit_rotation(int g) {
 }
 
 // TALL, packed side: the tile's packed vectors c0 .. min(NC, c0 + LOADS * 256) - 1 from cbase (all
-// in flight at once), units rotated into their groups of shared memory.
-template <int E, int LOADS>
+// in flight at once), units rotated into their groups of shared memory. GUARD: some may lie
+// outside the input [in_lo, in_hi) (the first and last tiles).
+template <int E, int LOADS, bool GUARD>
 __device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 cbase, int NC, int S, int gp,
                                                  u64 in_lo, u64 in_hi, int c0 = 0) {
   constexpr int U = E < 4 ? 4 : E, UPV = 16 / U;
@@ -130,8 +133,11 @@ __device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 c
     const int c = first + i * ST_THREADS;
     const i64 gi = cbase + c;
     v[i] = make_uint4(0u, 0u, 0u, 0u);
-    if (c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
+    if (!GUARD && c < NC) v[i] = *reinterpret_cast<const uint4*>(in + 16 * gi);
+    if (GUARD && c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
   }
+  // every load issued before the first store (the guarded loads' branches keep that order anyway)
+  if (!GUARD) sm += after_all<4 * LOADS>(reinterpret_cast<const unsigned(&)[4 * LOADS]>(v), NC);
   int g = g0, s = s0;
 #pragma unroll
   for (int i = 0; i < LOADS; ++i) {
@@ -173,6 +179,45 @@ __device__ __forceinline__ void shared_to_packed(const byte* sm, byte* out, i64 
   }
 }
 
+// TALL: whether every packed vector tile t loads lies inside the input and every row vector it
+// stores inside its row (all tiles but the first and the last): such a tile takes no guards and
+// no clipping. Block-uniform.
+__device__ __forceinline__ bool inner_tile(const byte* in, i64 t, int V, i64 rowbytes, i64 cbase, int NC, u64 in_lo,
+                                           u64 in_hi) {
+  const u64 a = reinterpret_cast<u64>(in);
+  return t > 0 && (t + 1) * V <= (rowbytes >> 4) && a + 16 * (u64)cbase >= in_lo && a + 16 * (u64)(cbase + NC) <= in_hi;
+}
+
+// TALL: tile blockIdx.x (INNER: an inner tile, no guards or clipping).
+template <int E, bool INNER>
+__device__ __forceinline__ void tall_tile(const byte* __restrict__ in, byte* __restrict__ out, byte* sm, i64 n, int S,
+                                          int rlog, int gp, u64 in_lo, u64 in_hi) {
+  constexpr int VE = 16 / E;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int R = 1 << rlog, V = 32 << rlog, SE = S * E, pad = gp - 16 * S;
+  const i64 t = blockIdx.x, rowbytes = n * E;
+  const int NC = (V + 1) * S;
+  const i64 cbase = (t * V - 1) * S;
+  packed_to_shared<E, ST_LOADS, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
+  __syncthreads();
+  // Row side: task q = (row, block of 32 vectors); lane u gathers VE elements, one store.
+  for (int q = warp; q < S * R; q += ST_THREADS / 32) {
+    const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
+    const i64 rs = row * rowbytes;  // the row's first byte (relative to out)
+    const int d = (int)(rs & 15) / E;
+    const i64 vi = (rs >> 4) + t * V + u;  // global vector index
+    const int a0 = (u + 1) * gp - pad + row * E - d * SE;
+    uint4 x = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int k = 0; k < VE; ++k) {
+      const int a = a0 + k * SE + (k >= d ? pad : 0);
+      set_elem<E>(x, k, *reinterpret_cast<const typename Piece<E>::T*>(sm + a));
+    }
+    if (INNER) __stcs(reinterpret_cast<uint4*>(out + 16 * vi), x);
+    else store16_clipped<E>(out + 16 * vi, x, reinterpret_cast<u64>(out) + rs, reinterpret_cast<u64>(out) + rs + rowbytes);
+  }
+}
+
 // n: the long side; S: the short side (2..64); rlog: log2 of R (32R vectors per row per
 // tile); gp: the group pitch in bytes; in_lo / in_hi: the input's bytes (loads stay inside).
 template <int E, bool TALL>
@@ -192,24 +237,11 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
   const i64 cbase = (t * V - (TALL ? 1 : 0)) * S;
 
   if (TALL) {
-    packed_to_shared<E, ST_LOADS>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
-    __syncthreads();
-    // Row side: task q = (row, block of 32 vectors); lane u gathers VE elements, one store.
-    for (int q = warp; q < S * R; q += ST_THREADS / 32) {
-      const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
-      const i64 rs = row * rowbytes;  // the row's first byte (relative to out)
-      const int d = (int)(rs & 15) / E;
-      const i64 vi = (rs >> 4) + t * V + u;  // global vector index
-      const int a0 = (u + 1) * gp - pad + row * E - d * SE;
-      uint4 x = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-      for (int k = 0; k < VE; ++k) {
-        const int a = a0 + k * SE + (k >= d ? pad : 0);
-        set_elem<E>(x, k, *reinterpret_cast<const typename Piece<E>::T*>(sm + a));
-      }
-      const u64 lo = reinterpret_cast<u64>(out) + rs;
-      store16_clipped<E>(out + 16 * vi, x, lo, lo + rowbytes);
-    }
+    // 16-byte elements keep the guarded path everywhere: holding all 9 plain loads at once spills
+    if (E < 16 && inner_tile(in, t, V, rowbytes, cbase, NC, in_lo, in_hi))
+      tall_tile<E, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+    else
+      tall_tile<E, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
   } else {
     // Row side: vectors 0..V-1 of each row (tasks of 32), and vector V of the misaligned rows.
     uint4 v[ST_LOADS - 1];
@@ -318,18 +350,11 @@ __device__ __forceinline__ unsigned word_at(const byte* p, int i, int SE) {
   return k == 0 ? a[0] : __funnelshift_r(a[0], a[1], 8 * k);
 }
 
-// M: S*E % 4. M = 0: every row in a bundle. M != 0 (1-byte elements): the first S/4*4 rows
-// in bundles through word_at, the S % 4 left one by one (one shared access per element).
-// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M]>).
-template <int E, bool TALL, int M = 0>
-__global__ void __launch_bounds__(ST_THREADS, 3)
-skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
-            u64 in_hi) {
-  static_assert(TALL, "skinnyWords is tall only: wide 1- and 2-byte matrices take widePerm (skinnyperm.cu)");
-  static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
-  static_assert(M == 0 || (E == 1 && M < 4), "short sides not filling words: uint8 only");
+// skinnyWords' tile blockIdx.x (INNER: an inner tile, no guards or clipping).
+template <int E, int M, bool INNER>
+__device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __restrict__ out, byte* sm, i64 n, int S,
+                                           int rlog, int gp, u64 in_lo, u64 in_hi) {
   constexpr int VE = 16 / E, Q = 4 / E;
-  extern __shared__ __align__(16) byte sm[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int R = 1 << rlog, V = 31 << rlog;
   const int SE = S * E, NB = S / Q;  // bundles; then S - NB*Q single rows (M != 0)
@@ -340,9 +365,13 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
   const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
 
-  // in rounds of 2048 vectors: tiles of more than 64 short rows of vectors (R * S > 64) take several
-  for (int c0 = 0; c0 < NC; c0 += (ST_LOADS - 1) * ST_THREADS)
-    packed_to_shared<E, ST_LOADS - 1>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
+  // in rounds of 2048 vectors: tiles of more than 64 short rows of vectors (R * S > 64) take
+  // several; the last 256 or fewer in a round of one vector a thread (17 and 33 columns: 137 and
+  // 29 vectors past two rounds)
+  int c0 = 0;
+  for (; c0 + ST_THREADS < NC; c0 += (ST_LOADS - 1) * ST_THREADS)
+    packed_to_shared<E, ST_LOADS - 1, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
+  if (c0 < NC) packed_to_shared<E, 1, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
   __syncthreads();
   // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
   // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
@@ -354,8 +383,11 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
       const uint4 prev = shfl(y, (lane + 31) & 31);
       if (m) x = realign(prev, y, 16 - m);
     }
+    byte* p = out + 16 * ((rs >> 4) + t * V + G - 1);
     const u64 lo = reinterpret_cast<u64>(out) + rs;
-    if (lane > 0) store16_clipped<E>(out + 16 * ((rs >> 4) + t * V + G - 1), x, lo, lo + rowbytes);
+    if (lane == 0) return;
+    if (INNER) __stcs(reinterpret_cast<uint4*>(p), x);
+    else store16_clipped<E>(p, x, lo, lo + rowbytes);
   };
   // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
   // others single rows.
@@ -379,4 +411,23 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
       emit(row, G, y);
     }
   }
+}
+
+// M: S*E % 4. M = 0: every row in a bundle. M != 0 (1-byte elements): the first S/4*4 rows
+// in bundles through word_at, the S % 4 left one by one (one shared access per element).
+// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M]>).
+template <int E, bool TALL, int M = 0>
+__global__ void __launch_bounds__(ST_THREADS, 3)
+skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
+            u64 in_hi) {
+  static_assert(TALL, "skinnyWords is tall only: wide 1- and 2-byte matrices take widePerm (skinnyperm.cu)");
+  static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
+  static_assert(M == 0 || (E == 1 && M < 4), "short sides not filling words: uint8 only");
+  extern __shared__ __align__(16) byte sm[];
+  const int V = 31 << rlog, NC = (V + 1) * S;
+  const i64 t = blockIdx.x, cbase = (t * V - 1) * S;
+  if (inner_tile(in, t, V, n * E, cbase, NC, in_lo, in_hi))
+    words_tile<E, M, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+  else
+    words_tile<E, M, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
 }

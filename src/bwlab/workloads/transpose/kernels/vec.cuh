@@ -74,3 +74,15 @@ __device__ __forceinline__ void store16_clipped(byte* p, uint4 v, u64 lo, u64 hi
     store_part<E>(p, v, a < lo ? (int)(lo - a) : 0, a + 16 > hi ? (int)(hi - a) : 16);
   }
 }
+
+// 0, from a test that never holds (n >= 0) on every word of w: an address or lane offset that
+// makes the instructions using it wait for all of w's loads. Left to itself the compiler may
+// interleave loads with their first uses (the more so near its register limit), and a warp then
+// has only some of its loads in flight.
+template <int N>
+__device__ __forceinline__ int after_all(const unsigned (&w)[N], i64 n) {
+  unsigned all = 0u;
+#pragma unroll
+  for (int i = 0; i < N; ++i) all ^= w[i];
+  return all == 0u && n < 0;
+}
