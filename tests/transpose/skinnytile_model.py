@@ -107,17 +107,13 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
             return np.where(ok[:, None], sm[np.clip(b, 0, smem - 1)], UNSET)
 
         if tall:
-            # skinnyTile: one batch of loads covers the tile; skinnyWords: rounds of `loads` per thread
-            # while more than THREADS vectors are left, then a round of one
-            assert words or nc <= loads * THREADS, "one batch of loads covers the tile"
-            rounds, c0 = [(0, loads)], loads * THREADS
-            if words:
-                rounds, c0 = [], 0
-                while c0 + THREADS < nc:
-                    rounds.append((c0, loads))
-                    c0 += loads * THREADS
-                if c0 < nc:
-                    rounds.append((c0, 1))
+            # rounds of `loads` per thread while more than THREADS vectors are left, then a round of one
+            rounds, c0 = [], 0
+            while c0 + THREADS < nc:
+                rounds.append((c0, loads))
+                c0 += loads * THREADS
+            if c0 < nc:
+                rounds.append((c0, 1))
             for c0, per in rounds:
                 first = c0 + tid
                 g, s = first // S, first % S

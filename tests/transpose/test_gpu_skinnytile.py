@@ -45,6 +45,35 @@ def test_every_short_side_forced(e, words, tall):
             check_forced(choice, *((n, s) if tall else (s, n)), DT[e], seed=s * 7919 + n)
 
 
+def _largest_rlog(e: int, s: int) -> int:
+    """The largest tile of 32R vectors a row whose shared memory fits skinnyWords' budget."""
+    gp = dispatch.skinnytile_pitch(e, s)
+    return max(r for r in range(8) if (32 * (1 << r) + 1) * gp <= dispatch.WORDS_SMEM)
+
+
+@pytest.mark.parametrize("e", dispatch.ITEMSIZES)
+def test_tall_tiles_of_several_load_rounds(e, monkeypatch):
+    """skinnyTile's TALL tiles larger than one round of loads (9 vectors a thread), forced: the
+    rounds, the last round of one vector a thread, and their inner and end tiles."""
+    geometry = dispatch.skinnytile_geometry
+
+    def large(itemsize, short, tall, words=False):
+        if not tall or words:
+            return geometry(itemsize, short, tall, words)
+        r, gp = _largest_rlog(itemsize, short), dispatch.skinnytile_pitch(itemsize, short)
+        return r, gp, (32 * (1 << r) + 1) * gp
+
+    monkeypatch.setattr(dispatch, "skinnytile_geometry", large)
+    choice = dispatch.Choice("tall-tile", e, dispatch.SKINNYTILE, dispatch.skinnytile_expression(e, True),
+                             dispatch.SKINNYTILE_THREADS)
+    for s in (5, 33, 64):
+        r = _largest_rlog(e, s)
+        assert (32 * (1 << r) + 1) * s > 9 * 256, (e, s, r)  # more than one round
+        w = 32 * (1 << r) * (16 // e)  # positions per tile
+        for n in (w - 3, 3 * w + 7, 3 * w):
+            check_forced(choice, n, s, DT[e], seed=s * 31 + n)
+
+
 NP_DTYPES = ("bool", "uint8", "float16", "float32", "int32", "float64", "complex64", "complex128")
 SHORTS = (2, 3, 5, 7, 13, 16, 17, 24, 31, 32, 33, 48, 63, 64)
 
@@ -80,7 +109,8 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 4 bundles, 1 row
     assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2>")
     assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
-    assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinny<4,3,true,")  # kept: as fast
+    assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinnyTile<4,true>")  # misaligned rows
+    assert explain(cupy.empty((1_000_004, 3), cupy.float32)).startswith("skinny<4,3,true,")  # aligned: registers
     assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
     assert explain(cupy.empty((16_777_217, 16), cupy.uint8)).startswith("skinnyWords<1,true>")
     assert explain(cupy.empty((33, 1_000_003), cupy.float16)).startswith("widePerm<2,33,2>")

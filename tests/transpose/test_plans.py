@@ -142,6 +142,11 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (2, 33, 1_000_001, "widePerm<2,33,2>"),
     (4, 1_000_001, 16, "skinnyTile<4,true>"),        # 4-byte elements: a word is one element
     (4, 17, 1_000_001, "skinnyTile<4,false>"),
+    (4, 1_000_001, 3, "skinnyTile<4,true>"),         # tall 4 and 8 bytes, 2-4 columns: misaligned rows...
+    (8, 1_000_001, 2, "skinnyTile<8,true>"),
+    (4, 1_000_000, 3, "skinny<4,3,true,256>"),       # ... or whole vectors: the register kernel
+    (8, 1_000_000, 4, "skinny<8,4,true,256>"),
+    (16, 1_000_001, 4, "skinny<16,4,true,256>"),     # 16 bytes: always whole vectors
     (2, 64, 64, "tileAny<2,64,128,256>"),            # both sides short: the tile kernels
 ])
 def test_skinny_tiles_chosen(itemsize, rows, cols, want):
@@ -415,7 +420,10 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
 @pytest.mark.parametrize("e, short, long, tall, aligned, want", [
     (1, 17, 15_790_321, False, False, True),   # short sides 17..64: the shared-memory skinny tile
     (4, 3, 1000, False, False, True),          # wide 2..4 rows: skinnyTile (the register kernel was slower)
-    (4, 3, 1000, True, False, False),          # tall 2..4 columns of 4+ bytes stay on the register kernel
+    (4, 3, 1000, True, False, True),           # tall 2..4 columns of 4 and 8 bytes, misaligned rows: skinnyTile
+    (8, 4, 1001, True, False, True),
+    (4, 3, 1000, True, True, False),           # ... aligned: the register kernel
+    (16, 3, 1001, True, True, False),          # 16 bytes, 2..4 columns: the register kernel
     (1, 3, 1000, True, False, True),
     (1, 64, 4_194_304, False, True, False),    # aligned uint8, 64 rows: tileAny was faster
     (4, 64, 4_194_304, True, True, False),     # aligned, whole tiles of columns: tileAny

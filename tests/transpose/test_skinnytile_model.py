@@ -97,13 +97,17 @@ def test_geometry_fits_the_kernel(e):
         for tall in (True, False):
             rlog, gp, smem = dispatch.skinnytile_geometry(e, s, tall)
             r = 1 << rlog
-            assert smem <= dispatch.SKINNYTILE_SMEM and s * r <= max(64, s)
+            assert smem <= dispatch.SKINNYTILE_SMEM and s * r <= max(64, s) * (2 if tall else 1)
+            if tall and s * r > max(64, s):  # a balanced tile: one grown to keep the warps busier
+                assert e in dispatch.TILE_BALANCED and dispatch.warps_busy(s * r) > dispatch.warps_busy(s * r // 2)
             if dispatch.skinnytile_words(e, s, tall):  # skinnyWords (tall only): 31R vectors, 8 loads a round
                 wlog, _, w_smem = dispatch.skinnytile_geometry(e, s, tall, True)
                 assert w_smem == (31 * (1 << wlog) + 1) * gp <= dispatch.WORDS_SMEM
-                assert wlog == rlog or (wlog > rlog and w_smem > smem)  # the rule's tile, or a larger one
+                base = max(b for b in range(7) if (1 << b) * s <= max(64, s)
+                           and (32 * (1 << b) + 1) * gp <= dispatch.SKINNYTILE_SMEM)  # skinnyTile's rule, unbalanced
+                assert wlog >= base  # the rule's tile, or a larger one
             assert (32 * r + 1) * s <= model.LOADS * model.THREADS  # TALL: one batch of loads per thread
-            assert s * r <= 8 * (model.THREADS // 32)                 # WIDE: 8 row tasks per warp
+            assert tall or s * r <= 8 * (model.THREADS // 32)         # WIDE: 8 row tasks per warp
             unit = max(e, 4)
             assert gp % unit == 0 and (gp // unit) % 2 == 1
             assert smem >= 8 * 1024 or s * r == 64 or rlog == 0  # tiles are not tiny

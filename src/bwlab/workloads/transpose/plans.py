@@ -29,11 +29,14 @@ SKINNY_MAX = 16         # a side this short takes the skinny kernels (a tile wou
 SKINNYTILE_MAX = 64     # ... or skinnyTile (skinnytile.cu), up to this short side
 SKINNYTILE_THREADS = 256
 SKINNYTILE_SMEM = 48 * 1024  # dynamic shared memory without the opt-in attribute
-# Tall short sides that stay on the register kernel (skinny.cu) per element size: 75-93% of
-# memcpy there on the H200 (8- and 16-byte elements, 2-4 columns), where skinnyTile was no
-# faster. Wide ones all take skinnyTile: the register kernel's wide path reached 48-68% for
-# 2-4 rows of 4 to 16 bytes (slower than torch), skinnyTile 91-94% from 5 rows.
-SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (2, 3, 4), 8: (2, 3, 4), 16: (2, 3, 4)}
+# Tall short sides that stay on the register kernel (skinny.cu) per element size, whatever the
+# rows' alignment: 16-byte elements with 2-4 columns (rows always whole vectors; 95.9-98.1% of
+# memcpy on the H200, skinnyTile 94.8-96.8%). 4- and 8-byte elements with misaligned rows take
+# skinnyTile there (94-96%, against 85-94% for the register kernel at one block an SM; its
+# three-block bound was not measured there; benchmarks/h200/transpose/tall-chunks). Wide ones all
+# take skinnyTile: the register kernel's wide path reached 48-68% for 2-4 rows of 4 to 16 bytes
+# (slower than torch), skinnyTile 91-94% from 5 rows.
+SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (), 8: (), 16: (2, 3, 4)}
 # skinnyWords (shared words of 4/E rows; tall only) where it may run, except float16-sized short
 # sides over 16: on the H200 (256 MiB) it took uint8 from 79-82% of memcpy to 83-93% tall and from
 # 59-62% to 84-93% wide, 2-byte wide from 72-88% to 87-91% (wide ones have since gone to
@@ -303,11 +306,48 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
         rlog += 1
     if words:
         rlog = words_rlog(itemsize, short, rlog, gp)
+    elif tall and itemsize in TILE_BALANCED:
+        rlog = tile_rlog(short, rlog, gp)
     return rlog, gp, (skinnytile_vectors(rlog, words) + tall) * gp
 
 
+TILE_WARPS = 8         # skinnytile.cu's ST_THREADS / 32
+TILE_LOADS = 9         # skinnytile.cu's ST_LOADS: packed vectors a thread loads in one round
+TILE_BALANCED = (2, 4, 8)  # the element sizes tile_rlog was measured on (17 and 33 columns)
+
+
+def warps_busy(tasks: int) -> float:
+    """How busy a skinnyTile or skinnyWords block's warps are on average over its `tasks` (one warp
+    each, taken in turn): the block lasts as long as its busiest warp."""
+    return tasks / (TILE_WARPS * cdiv(tasks, TILE_WARPS))
+
+
+def tile_rlog(short: int, rlog: int, gp: int) -> int:
+    """skinnyTile's TALL tile: `rlog`, unless its tasks (short * R: a row's block of 32 vectors each)
+    leave the block's warps under 90% busy on average (a block takes as long as its busiest warp);
+    then, of the tiles that fit 48 KiB and one round of loads (9 vectors a thread), the one that
+    spreads them most evenly (the smallest on a tie). On the H200 (benchmarks/h200/transpose/
+    tile-rounds, 256 MiB, the dispatch before and after): 17 columns (34 tasks on R = 2 -> 68 on
+    R = 4) went from 89.0-89.5% of a copy to 92.2-93.1% for 4 and 8 bytes; 33 columns (R = 1 -> 2)
+    from 86.0-87.2% to 90.5-90.7% for 4 and 8 bytes and from 83.3% to 90.3% for 2 bytes. Where
+    short * R already kept the warps busy (32, 48, 63 and 64 columns), a larger tile was level or up
+    to 6 points slower, and tiles of 64-70 KiB lost 0.6-5.6 points in every case measured. 34 and 35
+    columns (R = 1 -> 2) and 2-byte 17 columns were not measured."""
+    def even(r: int) -> float:
+        return warps_busy(short << r)
+
+    def fits(r: int) -> bool:
+        return (32 * (1 << r) + 1) * gp <= SKINNYTILE_SMEM and (32 * (1 << r) + 1) * short <= TILE_LOADS * 256
+    if even(rlog) >= 0.9:
+        return rlog
+    best = rlog
+    for r in range(rlog + 1, rlog + 4):
+        if fits(r) and even(r) > even(best) + 1e-9:
+            best = r
+    return best
+
+
 WORDS_SMEM = 72 * 1024  # skinnyWords' largest tile (opted in): its registers hold three blocks an SM anyway
-WORDS_WARPS = 8         # skinnytile.cu's ST_THREADS / 32
 
 
 def words_tasks(itemsize: int, short: int, rlog: int) -> int:
@@ -326,8 +366,7 @@ def words_rlog(itemsize: int, short: int, rlog: int, gp: int) -> int:
     against 75.6% on R = 16, 71 KiB), and the most even tile lost up to 4 points (12, 24 and 48
     columns: 85-87% against 87-90%)."""
     def even(r: int) -> float:
-        t = words_tasks(itemsize, short, r)
-        return t / (WORDS_WARPS * cdiv(t, WORDS_WARPS))
+        return warps_busy(words_tasks(itemsize, short, r))
     if even(rlog) >= 0.7:
         return rlog
     best, r = rlog, rlog

@@ -136,8 +136,9 @@ __device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 c
     if (!GUARD && c < NC) v[i] = *reinterpret_cast<const uint4*>(in + 16 * gi);
     if (GUARD && c < NC && gi >= 0) v[i] = load16_guarded(in + 16 * gi, in_lo, in_hi);
   }
-  // every load issued before the first store (the guarded loads' branches keep that order anyway)
-  if (!GUARD) sm += after_all<4 * LOADS>(reinterpret_cast<const unsigned(&)[4 * LOADS]>(v), NC);
+  // every load issued before the first store (the guarded loads' branches keep that order anyway);
+  // gp, a kernel argument, since the compiler cannot bound it (tile_to_shared's loop bounds NC)
+  if (!GUARD) sm += after_all<4 * LOADS>(reinterpret_cast<const unsigned(&)[4 * LOADS]>(v), gp);
   int g = g0, s = s0;
 #pragma unroll
   for (int i = 0; i < LOADS; ++i) {
@@ -153,6 +154,20 @@ __device__ __forceinline__ void packed_to_shared(const byte* in, byte* sm, i64 c
     s += step_s;
     if (s >= S) { s -= S; ++g; }
   }
+}
+
+// TALL: all NC packed vectors of a tile into shared memory, in rounds of LOADS vectors a thread (a
+// tile of more than LOADS * 256 takes several; skinnyWords' tiles of 17 and 33 uint8 columns two
+// and a bit), the last 256 or fewer in a round of one vector a thread; then the block's barrier.
+// INNER: an inner tile, every load inside the input (no guards).
+template <int E, int LOADS, bool INNER>
+__device__ __forceinline__ void tile_to_shared(const byte* in, byte* sm, i64 cbase, int NC, int S, int gp, u64 in_lo,
+                                               u64 in_hi) {
+  int c0 = 0;
+  for (; c0 + ST_THREADS < NC; c0 += LOADS * ST_THREADS)
+    packed_to_shared<E, LOADS, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
+  if (c0 < NC) packed_to_shared<E, 1, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
+  __syncthreads();
 }
 
 // WIDE, packed side: the tile's NC packed vectors from cbase, units rotated out of shared
@@ -198,8 +213,7 @@ __device__ __forceinline__ void tall_tile(const byte* __restrict__ in, byte* __r
   const i64 t = blockIdx.x, rowbytes = n * E;
   const int NC = (V + 1) * S;
   const i64 cbase = (t * V - 1) * S;
-  packed_to_shared<E, ST_LOADS, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
-  __syncthreads();
+  tile_to_shared<E, ST_LOADS, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   // Row side: task q = (row, block of 32 vectors); lane u gathers VE elements, one store.
   for (int q = warp; q < S * R; q += ST_THREADS / 32) {
     const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
@@ -365,14 +379,7 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
   const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
   const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
 
-  // in rounds of 2048 vectors: tiles of more than 64 short rows of vectors (R * S > 64) take
-  // several; the last 256 or fewer in a round of one vector a thread (17 and 33 columns: 137 and
-  // 29 vectors past two rounds)
-  int c0 = 0;
-  for (; c0 + ST_THREADS < NC; c0 += (ST_LOADS - 1) * ST_THREADS)
-    packed_to_shared<E, ST_LOADS - 1, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
-  if (c0 < NC) packed_to_shared<E, 1, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
-  __syncthreads();
+  tile_to_shared<E, ST_LOADS - 1, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
   // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
   auto emit = [&](int row, int G, uint4 y) {
