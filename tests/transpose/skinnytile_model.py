@@ -107,8 +107,12 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
             return np.where(ok[:, None], sm[np.clip(b, 0, smem - 1)], UNSET)
 
         if tall:
-            # rounds of `loads` per thread while more than THREADS vectors are left, then a round of one
+            # rounds of `loads` per thread while more than THREADS vectors are left, then a round of one;
+            # none where skinnyWords copies its tile by cp.async
             rounds, c0 = [], 0
+            if words and plans.words_async(E, S):
+                _copy_async(res, put, ids_in, E, S, gp, cbase, nc, inner, record)
+                c0 = nc
             while c0 + THREADS < nc:
                 rounds.append((c0, loads))
                 c0 += loads * THREADS
@@ -209,6 +213,30 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                 s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
         assert sm_writes.max() <= 1, "two threads write one shared byte"
     return res
+
+
+def _copy_async(res, put, ids_in, E, S, gp, cbase, nc, inner, record):
+    """tile_to_shared_async: thread tid copies units tid, tid + 256, ... (U bytes each) of the tile's
+    packed bytes, its shared address stepped as the kernel steps it (checked against unit w of
+    group w // (16S/U) at U*w + group*pad); bytes outside the input read as ZERO (zero-filled)."""
+    unit = max(E, 4)
+    per_group, units, pad = S * (16 // unit), nc * (16 // unit), gp - 16 * S
+    tid = np.arange(THREADS)
+    step_g, step_r = THREADS // per_group, THREADS % per_group
+    r, dst = tid % per_group, unit * tid + (tid // per_group) * pad
+    for w0 in range(0, units, THREADS):
+        w = w0 + tid
+        ok = w < units
+        assert (dst == unit * w + (w // per_group) * pad)[ok].all(), "the stepped shared address"
+        b = 16 * cbase + unit * w[:, None] + np.arange(unit)[None, :]
+        inside = (b >= 0) & (b < ids_in.size)
+        assert not inner or inside[ok].all(), "an inner tile's plain copy"
+        put(dst, np.where(inside, ids_in[np.clip(b, 0, ids_in.size - 1)], ZERO), ok, unit)
+        if record:
+            _record(res, "packed store", dst, ok, unit)
+        dst = dst + unit * THREADS + step_g * pad
+        r = r + step_r
+        dst, r = np.where(r >= per_group, dst + pad, dst), np.where(r >= per_group, r - per_group, r)
 
 
 def _exchange(E: int, src: list) -> list:

@@ -74,6 +74,29 @@ def test_tall_tiles_of_several_load_rounds(e, monkeypatch):
             check_forced(choice, n, s, DT[e], seed=s * 31 + n)
 
 
+@pytest.mark.parametrize("e, asynchronous", [(1, False), (1, True), (2, False), (2, True)])
+def test_words_both_copies_forced(e, asynchronous, monkeypatch):
+    """skinnyWords with its tile copied through registers and by cp.async, each forced on every short
+    side it takes (whichever the dispatch picks there), at the dispatch's tile and at the largest
+    tile within 72 KiB (several rounds of loads through registers); inner and end tiles."""
+    geometry = dispatch.skinnytile_geometry
+    for s in range(4 // e, 65):
+        if not dispatch.skinnytile_words(e, s, True) or s > dispatch.WORDS_TALL_MAX[e]:
+            continue
+        expression = dispatch.skinnytile_expression(e, True, True, s, asynchronous)
+        assert expression in dispatch.expressions()[dispatch.SKINNYTILE], expression
+        choice = dispatch.Choice("tall-tile", e, dispatch.SKINNYTILE, expression, dispatch.SKINNYTILE_THREADS)
+        gp = dispatch.skinnytile_pitch(e, s)
+        largest = max(r for r in range(8) if (31 * (1 << r) + 1) * gp <= dispatch.WORDS_SMEM)
+        for r in (geometry(e, s, True, True)[0], largest):
+            monkeypatch.setattr(dispatch, "skinnytile_geometry",
+                                lambda itemsize, short, tall, words=False, r=r: (r, gp, (31 * (1 << r) + 1) * gp))
+            w = dispatch.skinnytile_vectors(r, True) * (16 // e)  # positions per tile
+            for n in (1009, 3 * w + 7):
+                check_forced(choice, n, s, DT[e], seed=s * 131 + n + asynchronous)
+        monkeypatch.setattr(dispatch, "skinnytile_geometry", geometry)
+
+
 NP_DTYPES = ("bool", "uint8", "float16", "float32", "int32", "float64", "complex64", "complex128")
 SHORTS = (2, 3, 5, 7, 13, 16, 17, 24, 31, 32, 33, 48, 63, 64)
 
@@ -106,7 +129,8 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
 
     from bwlab import explain_transpose as explain
 
-    assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 4 bundles, 1 row
+    assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyWords<1,true,1,true>")  # cp.async
+    assert explain(cupy.empty((20_648_881, 13), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 3 bundles, 1 row
     assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2>")
     assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
     assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinnyTile<4,true>")  # misaligned rows

@@ -123,7 +123,10 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
 
 @pytest.mark.parametrize("itemsize, rows, cols, want", [
     (1, 1_000_001, 16, "skinnyWords<1,true>"),       # 16 columns fill words
-    (1, 1_000_001, 17, "skinnyWords<1,true,1>"),     # 4 bundles of 4 rows, then 1 alone
+    (1, 1_000_001, 17, "skinnyWords<1,true,1,true>"),  # 4 bundles of 4 rows, then 1 alone; by cp.async
+    (1, 1_000_001, 13, "skinnyWords<1,true,1>"),     # through registers: 6.3 vectors a thread, one round
+    (1, 1_000_001, 10, "skinnyWords<1,true,2,true>"),
+    (2, 1_000_001, 10, "skinnyWords<2,true,0,true>"),
     (1, 1_000_001, 6, "skinnyWords<1,true,2>"),
     (1, 1_000_001, 63, "skinnyWords<1,true,3>"),
     (1, 1_000_001, 4, "skinnyWords<1,true>"),

@@ -34,10 +34,10 @@ def _longs(e: int, s: int, words: bool = False) -> list[int]:
 CASES = [(e, s, n, tall) for e in dispatch.ITEMSIZES for s in SHORTS for n in _longs(e, s) for tall in (True, False)]
 
 
-WORD_SHORTS = (2, 4, 8, 12, 16, 20, 32, 36, 60, 64)  # every S * E a multiple of 4 (S = 2: 2-byte only)
+WORD_SHORTS = (2, 4, 8, 10, 12, 16, 20, 32, 36, 44, 60, 64)  # every S * E a multiple of 4 (S = 2: 2-byte only)
 CASES += [(e, s, n, True, True) for e in (1, 2) for s in WORD_SHORTS if dispatch.skinnytile_words(e, s, True)
           for n in _longs(e, s, True)]
-ODD_SHORTS = (5, 6, 7, 9, 17, 31, 33, 63)  # tall uint8 skinnyWords: bundles of 4 rows, then single rows
+ODD_SHORTS = (5, 6, 7, 9, 10, 11, 17, 31, 33, 63)  # tall uint8 skinnyWords: bundles of 4 rows, then single rows
 CASES += [(1, s, n, True, True) for s in ODD_SHORTS for n in _longs(1, s, True)]
 
 
@@ -76,11 +76,27 @@ def test_shared_accesses_keep_their_bank_ways(e, words, tall):
     assert worst[("row load" if tall else "row store")] == 1
 
 
-@pytest.mark.parametrize("e, s, rlog", [(1, 33, 2), (1, 17, 3), (1, 12, 2), (1, 48, 0), (2, 12, 2)])
+@pytest.mark.parametrize("e, s, rlog", [(1, 12, 2), (1, 48, 0), (2, 12, 2), (1, 13, 2)])
 def test_words_tiles_spread_tasks_over_the_warps(e, s, rlog):
     """skinnyWords keeps skinnyTile's tile unless its warp tasks leave the warps under 70% busy (9 tasks
     on 8 warps at 33 rows, 10 at 17); then the tile that spreads them most evenly within 72 KiB."""
+    gp = dispatch.skinnytile_pitch(e, s)
     assert dispatch.skinnytile_geometry(e, s, True, True)[0] == rlog
+    assert dispatch.words_rlog(1, 33, 0, dispatch.skinnytile_pitch(1, 33)) == 2  # 9 tasks -> 36 on 8 warps
+    assert not dispatch.words_async(e, s) and dispatch.skinnytile_expression(e, True, True, s).count(",") <= 2
+    assert dispatch.words_rlog(e, s, rlog, gp) == rlog
+
+
+@pytest.mark.parametrize("s, rlog", [(5, 3), (9, 3), (10, 3), (17, 2), (33, 1), (36, 1)])
+def test_words_tiles_copied_asynchronously(s, rlog):
+    """Where skinnyWords' tile through registers would hold under 5.5 vectors a thread (5, 9, 10) or
+    take more than one round (17, 33; more than two where the short side fills words: 36, not 20 or
+    44), it is copied in by cp.async: the largest tile within 40 KiB."""
+    assert dispatch.words_async(1, s) and not dispatch.words_async(1, 20) and not dispatch.words_async(1, 44)
+    r, gp, smem = dispatch.skinnytile_geometry(1, s, True, True)
+    assert r == rlog and smem == (31 * (1 << r) + 1) * gp <= dispatch.WORDS_ASYNC_SMEM < (62 * (1 << r) + 1) * gp
+    assert dispatch.skinnytile_expression(1, True, True, s) == f"skinnyWords<1,true,{s % 4},true>"
+    assert dispatch.skinnytile_expression(1, True, True, s) in dispatch.expressions()[dispatch.SKINNYTILE]
 
 
 def test_an_unpadded_tile_would_conflict(monkeypatch):

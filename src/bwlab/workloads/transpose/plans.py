@@ -271,9 +271,16 @@ def skinnytile_words(itemsize: int, short: int, tall: bool) -> bool:
     return tall and itemsize < 4 and ((short * itemsize) % 4 == 0 or (itemsize == 1 and short >= 4))
 
 
-def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short: int = 0) -> str:
-    """skinnyWords takes short * itemsize % 4 as a third parameter where it is not 0."""
+def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short: int = 0,
+                          asynchronous: bool | None = None) -> str:
+    """skinnyWords takes short * itemsize % 4 as a third parameter where it is not 0, and true as a
+    fourth where its tile is copied in by cp.async (`asynchronous`; None: as words_async says for
+    `short`, a short side of 0 meaning through registers)."""
     m = (short * itemsize) % 4 if words else 0
+    if asynchronous is None:
+        asynchronous = words and short > 0 and words_async(itemsize, short)
+    if words and asynchronous:
+        return f"skinnyWords<{itemsize},true,{m},true>"
     return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}{f',{m}' if m else ''}>"
 
 
@@ -301,14 +308,20 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
     if words and not skinnytile_words(itemsize, short, tall):
         raise ValueError(f"skinnyWords does not take a short side of {short} {itemsize}-byte elements")
     gp = skinnytile_pitch(itemsize, short)
-    rlog = 0
-    while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
-        rlog += 1
+    rlog = _rule_rlog(short, gp, tall)
     if words:
-        rlog = words_rlog(itemsize, short, rlog, gp)
+        rlog = async_rlog(gp) if words_async(itemsize, short) else words_rlog(itemsize, short, rlog, gp)
     elif tall and itemsize in TILE_BALANCED:
         rlog = tile_rlog(short, rlog, gp)
     return rlog, gp, (skinnytile_vectors(rlog, words) + tall) * gp
+
+
+def _rule_rlog(short: int, gp: int, tall: bool) -> int:
+    """The largest R = 2**rlog with R * short <= 64 whose tile fits 48 KiB."""
+    rlog = 0
+    while (1 << (rlog + 1)) * short <= 64 and (32 * (1 << (rlog + 1)) + tall) * gp <= SKINNYTILE_SMEM:
+        rlog += 1
+    return rlog
 
 
 TILE_WARPS = 8         # skinnytile.cu's ST_THREADS / 32
@@ -375,6 +388,44 @@ def words_rlog(itemsize: int, short: int, rlog: int, gp: int) -> int:
         if even(r) > even(best) + 1e-9:
             best = r
     return best
+
+
+WORDS_ROUND = 8         # skinnytile.cu's ST_LOADS - 1: vectors a thread in one round of skinnyWords' loads
+WORDS_FEW_LOADS = 5.5   # vectors a thread below which a round of loads keeps too few in flight
+WORDS_ASYNC_SMEM = 40 * 1024  # skinnyWords' tiles copied in by cp.async: the largest within this
+
+
+def words_async(itemsize: int, short: int) -> bool:
+    """Whether skinnyWords copies its tile into shared memory by cp.async (4 bytes a lane, no
+    registers, all of the tile's copies in flight at once) instead of through registers in rounds
+    of 8 vectors a thread: where its tile through registers (words_rlog) would hold fewer than 5.5
+    vectors a thread, or take more than one round (more than two where the short side fills words).
+    On the H200 (benchmarks/h200/transpose/async-tiles, 256 MiB, rows misaligned, alternately
+    against the tree before, % of a copy):
+    - fewer than 5.5 vectors a thread: uint8 5, 9, 10, 11, 18, 21 and 39 columns 85.2, 81.0, 83.9,
+      85.1, 80.0, 84.0 and 79.4% -> 91.3, 90.9, 90.8, 90.0, 88.3, 87.9 and 86.8%, uint16 10 columns
+      89.2 -> 91.3% (summary.txt);
+    - several rounds: uint8 17, 33 and 41 columns 77.9, 76.2 and 77.7% -> 88.8, 87.2 and 84.3%;
+      filling words, 36 columns (three rounds) 78.1 -> 85.8%, but 20 and 44 (two) 88.3 -> 82.5% and
+      86.8 -> 86.4%;
+    - one round of 5.9 to 8 vectors a thread (uint8 4, 7, 8, 12, 13, 16, 24, 31, 32, 48 and 63
+      columns, uint16 12, on the same tiles): 0.2 to 3 points slower (uint8 64 columns 1.7 faster).
+    skinnyTile's tall tiles copied the same way lost up to 15.6 points at 2 to 16 bytes (2033601 x 33
+    uint32 91.4 -> 81.3%, 16-byte 5 columns 97.0 -> 81.3%) and gained at most 2.4: they keep the
+    registers."""
+    gp = skinnytile_pitch(itemsize, short)
+    nc = (skinnytile_vectors(words_rlog(itemsize, short, _rule_rlog(short, gp, True), gp), True) + 1) * short
+    rounds = 1 if (short * itemsize) % 4 else 2
+    return not WORDS_FEW_LOADS * SKINNYTILE_THREADS <= nc <= rounds * WORDS_ROUND * SKINNYTILE_THREADS
+
+
+def async_rlog(gp: int) -> int:
+    """skinnyWords' tile copied in by cp.async: the largest R within WORDS_ASYNC_SMEM. Forced tiles
+    on the H200 (async-tiles/sweep-all-async.txt): uint8 5 columns 91.2% of a copy on R = 8 (20 KiB), 91.7% on
+    16 (41 KiB, over the bound); 9 columns 90.5% on 4, 91.2% on 8 (35 KiB), 83.8% on 16 (71 KiB); 17 columns 87.4%
+    on 2, 88.7% on 4 (33 KiB), 83.4% on 8 (67 KiB); 33 columns 85.0% on 1, 87.6% on 2 (32 KiB),
+    81.8% on 4 (64 KiB)."""
+    return max(r for r in range(8) if (skinnytile_vectors(r, True) + 1) * gp <= WORDS_ASYNC_SMEM)
 
 
 def skinnytile_vectors(rlog: int, words: bool = False) -> int:
@@ -469,7 +520,9 @@ def expressions() -> dict[Path, list[str]]:
             # skinnyWords is tall only (the forced GPU tests run exactly these instantiations)
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,)) if t or e >= 4]
-            + [skinnytile_expression(1, True, True, s) for s in (5, 6, 7)],  # short % 4 = 1, 2, 3
+            + [skinnytile_expression(1, True, True, s, False) for s in (5, 6, 7)]  # short % 4 = 1, 2, 3
+            + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
+                      for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)}),
             SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
@@ -540,10 +593,12 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
                 side = "columns" if tall else "rows"
                 how = f", shared words of {4 // itemsize} {side}" if words else ""
+                copy = ("input copied in by cp.async, 16-byte stores" if words and words_async(itemsize, short)
+                        else "16-byte accesses on both sides")
                 return Choice("tall-tile" if tall else "wide-tile", itemsize, SKINNYTILE,
                               skinnytile_expression(itemsize, tall, words, short), SKINNYTILE_THREADS,
                               f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words)} vectors "
-                              f"per long row ({smem} bytes{how}), 16-byte accesses on both sides")
+                              f"per long row ({smem} bytes{how}), {copy}")
     if lay.dense and aligned:
         if cols <= SKINNY_MAX and (batch == 1 or rows % ve == 0):
             return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),

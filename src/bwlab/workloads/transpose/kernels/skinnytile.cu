@@ -16,7 +16,8 @@
 // Every global access is an aligned 16-byte vector: loads guarded at the buffer's ends
 // (load16_guarded), stores clipped (store16_clipped) at the ends of rows / of the output. TALL
 // tiles away from the ends (inner_tile) take plain loads and stores, without the tests and
-// 64-bit compares of a guarded or clipped access.
+// 64-bit compares of a guarded or clipped access. skinnyWords' ASYNC form copies its packed side
+// into shared memory by cp.async instead, 4 bytes a lane (tile_to_shared_async).
 //
 // Shared layout: the packed side in groups of VE positions (16*S bytes, one 16-byte vector
 // per short index), each group followed by a pad: group pitch GP = 16*S + pad bytes, with
@@ -167,6 +168,38 @@ __device__ __forceinline__ void tile_to_shared(const byte* in, byte* sm, i64 cba
   for (; c0 + ST_THREADS < NC; c0 += LOADS * ST_THREADS)
     packed_to_shared<E, LOADS, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
   if (c0 < NC) packed_to_shared<E, 1, !INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi, c0);
+  __syncthreads();
+}
+
+// TALL, the same through cp.async: the packed vectors go to their groups without passing through
+// registers, so all of a tile's loads are in flight at once whatever its size (tile_to_shared holds
+// LOADS vectors a thread a round, and a round waits for the one before). A thread copies units w,
+// w + 256, ... of U = max(E, 4) bytes: a warp copies 32U contiguous bytes, its shared stores at
+// most two to a bank (a group's pad shifts the lanes past it by one unit). Unit w of group
+// g = w / (16S/U) lands at byte U*w + g*pad. Not INNER: bytes outside the input [in_lo, in_hi)
+// are not read and land as zeros.
+template <int E, bool INNER>
+__device__ __forceinline__ void tile_to_shared_async(const byte* in, byte* sm, i64 cbase, int NC, int S, int gp,
+                                                     u64 in_lo, u64 in_hi) {
+  constexpr int U = E < 4 ? 4 : E;
+  const int tid = threadIdx.x, per_group = S * (16 / U), units = NC * (16 / U), pad = gp - 16 * S;
+  const int step_g = ST_THREADS / per_group, step_r = ST_THREADS - step_g * per_group;
+  int r = tid % per_group;
+  u64 a = reinterpret_cast<u64>(in) + 16 * cbase + U * tid;  // an address, not a pointer: may lie before `in`
+  unsigned dst = smem_addr(sm) + U * tid + (tid / per_group) * pad;
+  for (int w = tid; w < units; w += ST_THREADS) {
+    if (INNER) {
+      cp_async_unit<U>(dst, reinterpret_cast<const void*>(a));
+    } else {
+      const int valid = a < in_lo || a >= in_hi ? 0 : (int)min((u64)U, in_hi - a);
+      cp_async_unit<U>(dst, valid ? reinterpret_cast<const void*>(a) : in, valid);
+    }
+    a += U * ST_THREADS;
+    dst += U * ST_THREADS + step_g * pad;
+    r += step_r;
+    if (r >= per_group) { r -= per_group; dst += pad; }
+  }
+  cp_async_wait_all();
   __syncthreads();
 }
 
@@ -364,8 +397,9 @@ __device__ __forceinline__ unsigned word_at(const byte* p, int i, int SE) {
   return k == 0 ? a[0] : __funnelshift_r(a[0], a[1], 8 * k);
 }
 
-// skinnyWords' tile blockIdx.x (INNER: an inner tile, no guards or clipping).
-template <int E, int M, bool INNER>
+// skinnyWords' tile blockIdx.x (INNER: an inner tile, no guards or clipping; ASYNC: the tile copied
+// in by cp.async).
+template <int E, int M, bool ASYNC, bool INNER>
 __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __restrict__ out, byte* sm, i64 n, int S,
                                            int rlog, int gp, u64 in_lo, u64 in_hi) {
   constexpr int VE = 16 / E, Q = 4 / E;
@@ -379,7 +413,8 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
   const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
   const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
 
-  tile_to_shared<E, ST_LOADS - 1, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
+  if constexpr (ASYNC) tile_to_shared_async<E, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
+  else tile_to_shared<E, ST_LOADS - 1, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
   // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
   auto emit = [&](int row, int G, uint4 y) {
@@ -422,8 +457,10 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
 
 // M: S*E % 4. M = 0: every row in a bundle. M != 0 (1-byte elements): the first S/4*4 rows
 // in bundles through word_at, the S % 4 left one by one (one shared access per element).
-// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M]>).
-template <int E, bool TALL, int M = 0>
+// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M[,ASYNC]]>).
+// ASYNC: the packed side copied in by cp.async (tile_to_shared_async), for tiles whose loads
+// through registers would be few a thread or take several rounds (plans.words_async).
+template <int E, bool TALL, int M = 0, bool ASYNC = false>
 __global__ void __launch_bounds__(ST_THREADS, 3)
 skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
             u64 in_hi) {
@@ -434,7 +471,7 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   const int V = 31 << rlog, NC = (V + 1) * S;
   const i64 t = blockIdx.x, cbase = (t * V - 1) * S;
   if (inner_tile(in, t, V, n * E, cbase, NC, in_lo, in_hi))
-    words_tile<E, M, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+    words_tile<E, M, ASYNC, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
   else
-    words_tile<E, M, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+    words_tile<E, M, ASYNC, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
 }
