@@ -53,21 +53,13 @@ __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool pred
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
                :: "r"(smem_addr(dst)), "l"(src), "r"(pred ? 16 : 0) : "memory");
 }
-// U (4, 8 or 16) bytes global -> shared without registers (4 and 8 through L1: .cg takes 16 only).
-template <int U>
-__device__ __forceinline__ void cp_async_unit(unsigned dst, const void* src) {
-  static_assert(U == 4 || U == 8 || U == 16, "cp.async copies 4, 8 or 16 bytes");
-  if constexpr (U == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src) : "memory");
-  else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(dst), "l"(src), "n"(U) : "memory");
+// 4 bytes global -> shared without registers (through L1: .cg takes 16 bytes only).
+__device__ __forceinline__ void cp_async_word(unsigned dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(src) : "memory");
 }
-// The same, reading only the first `valid` bytes (0..U) and writing zeros after them.
-template <int U>
-__device__ __forceinline__ void cp_async_unit(unsigned dst, const void* src, int valid) {
-  static_assert(U == 4 || U == 8 || U == 16, "cp.async copies 4, 8 or 16 bytes");
-  if constexpr (U == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(valid) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" :: "r"(dst), "l"(src), "n"(U), "r"(valid) : "memory");
+// The same, reading only the first `valid` bytes (0..4) and writing zeros after them.
+__device__ __forceinline__ void cp_async_word(unsigned dst, const void* src, int valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" :: "r"(dst), "l"(src), "r"(valid) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 // Wait until at most N of this thread's committed groups are still in flight.

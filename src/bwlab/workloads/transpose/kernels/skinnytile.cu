@@ -173,15 +173,16 @@ __device__ __forceinline__ void tile_to_shared(const byte* in, byte* sm, i64 cba
 
 // TALL, the same through cp.async: the packed vectors go to their groups without passing through
 // registers, so all of a tile's loads are in flight at once whatever its size (tile_to_shared holds
-// LOADS vectors a thread a round, and a round waits for the one before). A thread copies units w,
-// w + 256, ... of U = max(E, 4) bytes: a warp copies 32U contiguous bytes, its shared stores at
-// most two to a bank (a group's pad shifts the lanes past it by one unit). Unit w of group
-// g = w / (16S/U) lands at byte U*w + g*pad. Not INNER: bytes outside the input [in_lo, in_hi)
-// are not read and land as zeros.
+// LOADS vectors a thread a round, and a round waits for the one before). 1- and 2-byte elements
+// (skinnyWords), whose pad is one 4-byte unit: a thread copies units w, w + 256, ...; a warp copies
+// 128 contiguous bytes, its shared stores at most two to a bank (a group's pad shifts the lanes
+// past it by one unit). Unit w of group g = w / (4S) lands at byte 4w + 4g. Not INNER: bytes
+// outside the input [in_lo, in_hi) are not read and land as zeros.
 template <int E, bool INNER>
 __device__ __forceinline__ void tile_to_shared_async(const byte* in, byte* sm, i64 cbase, int NC, int S, int gp,
                                                      u64 in_lo, u64 in_hi) {
-  constexpr int U = E < 4 ? 4 : E;
+  static_assert(E < 4, "4-byte units: the pad of 1- and 2-byte tiles");
+  constexpr int U = 4;
   const int tid = threadIdx.x, per_group = S * (16 / U), units = NC * (16 / U), pad = gp - 16 * S;
   const int step_g = ST_THREADS / per_group, step_r = ST_THREADS - step_g * per_group;
   int r = tid % per_group;
@@ -189,10 +190,10 @@ __device__ __forceinline__ void tile_to_shared_async(const byte* in, byte* sm, i
   unsigned dst = smem_addr(sm) + U * tid + (tid / per_group) * pad;
   for (int w = tid; w < units; w += ST_THREADS) {
     if (INNER) {
-      cp_async_unit<U>(dst, reinterpret_cast<const void*>(a));
+      cp_async_word(dst, reinterpret_cast<const void*>(a));
     } else {
       const int valid = a < in_lo || a >= in_hi ? 0 : (int)min((u64)U, in_hi - a);
-      cp_async_unit<U>(dst, valid ? reinterpret_cast<const void*>(a) : in, valid);
+      cp_async_word(dst, valid ? reinterpret_cast<const void*>(a) : in, valid);
     }
     a += U * ST_THREADS;
     dst += U * ST_THREADS + step_g * pad;
