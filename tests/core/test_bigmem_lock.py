@@ -1,11 +1,11 @@
 """Tests past 2^31 elements take a lock that runs them one at a time across pytest-xdist workers
-(tests/conftest.py): side by side they ran the GPU out of memory."""
+(tests/bigmem.py): side by side they ran the GPU out of memory."""
 import subprocess
 import sys
 
 import pytest
 
-import conftest
+import bigmem
 
 TRY_LOCK = "import fcntl, sys; fcntl.flock(open(sys.argv[1], 'rb'), fcntl.LOCK_EX | fcntl.LOCK_NB)"
 
@@ -22,8 +22,8 @@ def test_the_lock_keeps_other_processes_out():
     pytest.importorskip("fcntl")
 
     def other_process_gets_it():
-        return subprocess.run([sys.executable, "-c", TRY_LOCK, conftest.__file__], capture_output=True).returncode == 0
+        return subprocess.run([sys.executable, "-c", TRY_LOCK, bigmem.__file__], capture_output=True).returncode == 0
 
-    with conftest._exclusive():
+    with bigmem.exclusive():
         held = other_process_gets_it()
     assert not held and other_process_gets_it()
