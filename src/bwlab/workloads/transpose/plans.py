@@ -151,7 +151,7 @@ def align_legal(itemsize: int, tr: int, tc: int, threads: int) -> bool:
     """tileAlign (align.cu) also needs each warp to move whole row segments."""
     if not tile_legal(itemsize, tr, tc, threads):
         return False
-    ve, g, warps = 16 // itemsize, max(1, 4 // itemsize), threads // 32
+    g, warps = max(1, 4 // itemsize), threads // 32
     ppr, ppo = tc * itemsize // 128, tr * itemsize // 128
     nl, ns = (tr // 4) * ppr // warps, (tc // (4 * g)) * ppo // warps
     return nl % ppr == 0 and ns % ppo == 0
