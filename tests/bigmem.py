@@ -2,7 +2,8 @@
 pytest-xdist workers, they ran a 139 GiB GPU out of memory; tests/conftest.py marks them `bigmem`
 and runs each inside `one_at_a_time()`."""
 import contextlib
-import sys
+
+from bwlab.core.arrays import release_cached_memory
 
 BIG_NAME = "2_31_elements"  # tests named so get the mark
 
@@ -23,22 +24,11 @@ def exclusive():
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def release_memory():
-    """Hand cached GPU memory back to the driver, so that the next big test finds it free."""
-    import gc
-
-    gc.collect()
-    if "cupy" in sys.modules:
-        sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
-    if "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized():
-        sys.modules["torch"].cuda.empty_cache()
-
-
 @contextlib.contextmanager
 def one_at_a_time():
     with exclusive():
-        release_memory()
+        release_cached_memory()
         try:
             yield
         finally:
-            release_memory()
+            release_cached_memory()

@@ -1,3 +1,5 @@
+import sys
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,22 @@ def test_torch_compiled_compiles_every_case_past_the_recompile_limit():
 
     assert graphs(compile_each=False) < 10  # the limit this guards against
     assert graphs(compile_each=True) == 10
+
+
+def test_release_cached_memory_empties_the_pools_of_imported_libraries_only(monkeypatch):
+    import types
+
+    from bwlab.core.arrays import release_cached_memory
+
+    calls = []
+    pool = types.SimpleNamespace(free_all_blocks=lambda: calls.append("cupy"))
+    cuda = types.SimpleNamespace(is_initialized=lambda: True, empty_cache=lambda: calls.append("torch"))
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(get_default_memory_pool=lambda: pool))
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+    release_cached_memory()
+    assert sorted(calls) == ["cupy", "torch"]
+    calls.clear()
+    monkeypatch.delitem(sys.modules, "cupy")
+    cuda.is_initialized = lambda: False  # torch without CUDA started holds nothing
+    release_cached_memory()
+    assert calls == []

@@ -264,3 +264,17 @@ def new_result(kind: str, x, shape: tuple[int, ...], device: int):
         with cupy.cuda.Device(device):
             return cupy.empty(shape, dtype=x.dtype)
     return new_like(as_operand(x, "x"), shape)
+
+
+def release_cached_memory() -> None:
+    """Hand the GPU memory that CuPy's pool and torch's caching allocator keep back to the driver
+    (only for those already imported: one never imported holds none)."""
+    import gc
+
+    gc.collect()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()

@@ -4,10 +4,10 @@ over its bench cases, each result checked on the GPU before it is timed. GB/s = 
 case. The workload's goals are evaluated per case; every miss gets a line with its reason."""
 from __future__ import annotations
 
-import gc
 from typing import Callable, Optional
 
 from ..core import ceilings, timing
+from ..core.arrays import release_cached_memory
 from ..core.results import Record, Run
 from ..core.verify import poison
 from ..core.workload import Case, Workload
@@ -18,17 +18,6 @@ NO_COPY = 1.5  # faster than this times cudaMemcpy: the peer returned without mo
 NO_COPY_NOTE = "no copy: returned a view of x (the data did not move)"
 
 
-def _free() -> None:
-    import cupy
-
-    gc.collect()
-    try:
-        import torch
-
-        torch.cuda.empty_cache()
-    except Exception:
-        pass
-    cupy.get_default_memory_pool().free_all_blocks()
 
 
 def reps_for(nbytes: int, reps: Optional[int]) -> int:
@@ -94,7 +83,7 @@ def bench_case(w: Workload, case: Case, peers: list[str], reps: Optional[int], w
                              if oom else f"skipped: {exc.__class__.__name__}: {str(exc)[:160]}")
         finally:
             fn = result = out = None
-            _free()
+            release_cached_memory()
     memcpy = next((r.gbs for r in records if r.name == "cudaMemcpy" and r.gbs), None)
     for r in records:
         if r.gbs and memcpy:
@@ -116,13 +105,13 @@ def run_bench(w: Workload, cases: Optional[list[Case]] = None, peers: Optional[l
     misses = []
     try:
         for case in cases:
-            _free()
+            release_cached_memory()
             try:
                 recs = bench_case(w, case, peers, reps, warmup, dev.l2_bytes, seed, log)
             except Exception as exc:  # the input does not fit: say so, go on
                 recs = [record(w, case, API, "api", "peer", w.operation,
                                notes=[f"skipped: {exc.__class__.__name__}: {str(exc)[:160]}"])]
-            _free()
+            release_cached_memory()
             run.records.extend(recs)
             for m in w.goals(case, recs):
                 api = next((r.origin for r in recs if r.name == API), "")
