@@ -154,6 +154,37 @@ def test_over_2_31_elements(shape, dim):
     check_case(Case(shape, "bfloat16", (("dim", dim),)))
 
 
+@pytest.mark.parametrize("shape, dim", [((3, 70001), -1), ((2, 5003, 7), 1)], ids=str)
+@pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_long_row_reference_matches_the_whole_rows(shape, dim, kind, dtype, monkeypatch):
+    """The reference for long rows (statistics in chunks, sampled positions) gives the whole-row
+    reference's values at its positions, and catches one wrong element there."""
+    case = Case(shape, dtype, _params(kind, dim))
+    x = W.make_input(case, 4)
+    full = W.reference(case, x)
+    monkeypatch.setattr(reference, "LONG_REFERENCE_ELEMENTS", 1000)
+    monkeypatch.setattr(reference, "LONG_ROW_CHUNK", 999)
+    monkeypatch.setattr(reference, "SAMPLE_POSITIONS", 300)
+    monkeypatch.setattr(reference, "EDGE_POSITIONS", 20)
+    long = W.reference(case, x)
+    pos = long.l_idx.get()
+    assert long.ref.shape == (full.ref.shape[0], len(pos)) and len(pos) < shape[dim]
+    np.testing.assert_allclose(long.ref, full.ref[:, pos], rtol=1e-12, atol=1e-300)
+    if long.scale is not None:
+        np.testing.assert_array_equal(long.scale, full.scale[:, pos])
+    out = W.new_output(case, x)
+    verify.poison(out)
+    fn, result = W.peer("bwlab").make(x, out, case)
+    fn()
+    assert W.check(result(), long).ok
+    N, L, M = long.dims  # one element at a checked position, wrong: caught
+    at = (int(long.n_idx[1].get()), int(pos[len(pos) // 2]), int(long.m_idx[1].get()))
+    view = out.reshape(N, L, M)
+    view[at] = 0x4780 if out.dtype.itemsize == 2 else 65536.0  # 65536: far outside every tolerance, finite
+    assert not W.check(result(), long).ok
+
+
 def test_gradients_on_teams_over_2_31_elements():
     """colsTeam's 64-bit offsets: a bfloat16 gradient of 2^31 + elements down an axis of 8192."""
     from bwlab.workloads.softmax import calls

@@ -87,11 +87,11 @@ def test_words_tiles_spread_tasks_over_the_warps(e, s, rlog):
     assert dispatch.words_rlog(e, s, rlog, gp) == rlog
 
 
-@pytest.mark.parametrize("s, rlog", [(5, 3), (9, 3), (10, 3), (17, 2), (33, 1), (36, 1)])
+@pytest.mark.parametrize("s, rlog", [(5, 4), (9, 3), (10, 3), (17, 2), (33, 1), (36, 1), (41, 1), (43, 1)])
 def test_words_tiles_copied_asynchronously(s, rlog):
     """Where skinnyWords' tile through registers would hold under 5.5 vectors a thread (5, 9, 10) or
     take more than one round (17, 33; more than two where the short side fills words: 36, not 20 or
-    44), it is copied in by cp.async: the largest tile within 40 KiB."""
+    44), it is copied in by cp.async: the largest tile within 43 KiB."""
     assert dispatch.words_async(1, s) and not dispatch.words_async(1, 20) and not dispatch.words_async(1, 44)
     r, gp, smem = dispatch.skinnytile_geometry(1, s, True, True)
     assert r == rlog and smem == (31 * (1 << r) + 1) * gp <= dispatch.WORDS_ASYNC_SMEM < (62 * (1 << r) + 1) * gp

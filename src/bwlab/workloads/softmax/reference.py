@@ -21,6 +21,12 @@ ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 CTYPE = {"float32": "float", "float16": "half16", "bfloat16": "bf16"}
 HOST_REFERENCE_BYTES = 96 << 20   # above this, the check samples rows instead of the whole array
 SAMPLE_ROWS = 64
+# Sampled rows longer than this in all (elements): each row's statistics are reduced in float64 chunk by
+# chunk where the array lives, and the answer is checked at sampled positions of the row.
+LONG_REFERENCE_ELEMENTS = 1 << 25
+LONG_ROW_CHUNK = 1 << 24
+SAMPLE_POSITIONS = 1 << 20
+EDGE_POSITIONS = 4096  # always checked at both ends of a long row (the end of the array is past 2^31)
 
 
 def check_dtype(dtype: str) -> str:
@@ -70,15 +76,55 @@ def softmax64(x: np.ndarray, axis: int, log: bool) -> np.ndarray:
     -inf only, makes the whole row NaN."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         m = np.max(x, axis=axis, keepdims=True)
+        s = np.sum(np.exp(x - m), axis=axis, keepdims=True)
+    return softmax64_at(x, m, s, log)
+
+
+def softmax64_at(x: np.ndarray, m, s, log: bool) -> np.ndarray:
+    """Softmax of some of a row's elements, given the row's max m and sum s of exp(x - m)."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         d = x - m
-        s = np.sum(np.exp(d), axis=axis, keepdims=True)
         return d - np.log(s) if log else np.exp(d) / s
 
 
+def backward_sum64(y: np.ndarray, g: np.ndarray, axis: int, log: bool) -> np.ndarray:
+    """The row sum the gradient subtracts: sum(g) for log-softmax, sum(y g) for softmax."""
+    return np.sum(g if log else y * g, axis=axis, keepdims=True)
+
+
 def backward64(y: np.ndarray, g: np.ndarray, axis: int, log: bool) -> np.ndarray:
-    if log:
-        return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
-    return y * (g - np.sum(y * g, axis=axis, keepdims=True))
+    return backward64_at(y, g, backward_sum64(y, g, axis, log), log)
+
+
+def backward64_at(y: np.ndarray, g: np.ndarray, total, log: bool) -> np.ndarray:
+    """The gradient at some of a row's elements, given the row's backward_sum64."""
+    return g - np.exp(y) * total if log else y * (g - total)
+
+
+def row_stats64(chunks, backward: bool, log: bool) -> tuple[float, ...]:
+    """One row's float64 statistics, reduced chunk by chunk (NumPy or CuPy chunks).
+    chunks() yields the row's chunks afresh as tuples of float64 arrays: (x,) forward, (y, g)
+    backward. Forward: (max, sum of exp(x - max)), reading the row twice. Backward:
+    (backward_sum64, its cancellation scale: max |g|, times max |y| for softmax)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if not backward:
+            m = float(np.max([float(np.max(x)) for x, in chunks()]))  # NaN wins, as in np.max
+            return m, sum(float(np.sum(np.exp(x - m))) for x, in chunks())
+        parts = np.array([(float(np.sum(g if log else y * g)), float(np.max(np.abs(g))), float(np.max(np.abs(y))))
+                          for y, g in chunks()])
+        total, gmax, ymax = parts.sum(axis=0)[0], parts[:, 1].max(), parts[:, 2].max()
+        return float(total), float(gmax * (1.0 if log else ymax))
+
+
+def position_sample(length: int, k: Optional[int] = None, edge: Optional[int] = None) -> np.ndarray:
+    """Positions checked along a long row: both ends, and random ones between (by default
+    EDGE_POSITIONS at each end and SAMPLE_POSITIONS between)."""
+    k = SAMPLE_POSITIONS if k is None else k
+    edge = EDGE_POSITIONS if edge is None else edge
+    if length <= k + 2 * edge:
+        return np.arange(length)
+    pick = np.random.default_rng(length).integers(edge, length - edge, size=k)
+    return np.unique(np.concatenate([np.arange(edge), pick, np.arange(length - edge, length)]))
 
 
 def _ulps(out: np.ndarray, ref: np.ndarray, dtype: str) -> np.ndarray:

@@ -33,19 +33,37 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 @dataclass
 class Expected:
-    """The float64 answer on a sample of the reduced slices (all of them for small cases)."""
+    """The float64 answer on a sample of the reduced slices (all of them for small cases), at every
+    position of each or, for long ones, at sampled positions."""
     kind: str                 # softmax | log | backward
     dtype: str
     dims: tuple[int, int, int]
     n_idx: Any
     m_idx: Any
-    ref: np.ndarray           # [slices, L]
+    ref: np.ndarray           # [slices, L] or [slices, positions]
     scale: Optional[np.ndarray] = None
+    l_idx: Any = None         # the positions along the reduced axis; None: all
 
 
-def _slices(a, dims, n_idx, m_idx) -> np.ndarray:
+def _slices(a, dims, n_idx, m_idx, l_idx=None) -> np.ndarray:
     N, L, M = dims
-    return a.reshape(N, L, M)[n_idx, :, m_idx].get()
+    if l_idx is None:
+        return a.reshape(N, L, M)[n_idx, :, m_idx].get()
+    return a.reshape(N, L, M)[n_idx[:, None], l_idx[None, :], m_idx[:, None]].get()
+
+
+def _long_row_stats(arrays, dims, idx, dtype: str, backward: bool, log: bool) -> np.ndarray:
+    """Each sampled slice's float64 statistics (reference.row_stats64), reduced on the GPU a
+    chunk at a time, so that no float64 copy of a whole long slice is made: [slices, stats]."""
+    N, L, M = dims
+    step = reference.LONG_ROW_CHUNK
+    out = []
+    for i in idx:
+        rows = [a.reshape(N, L, M)[int(i) // M, :, int(i) % M] for a in arrays]
+        out.append(reference.row_stats64(
+            lambda: (tuple(reference.to_float64(r[j:j + step], dtype) for r in rows) for j in range(0, L, step)),
+            backward, log))
+    return np.array(out)
 
 
 class SoftmaxWorkload(Workload):
@@ -140,21 +158,30 @@ class SoftmaxWorkload(Workload):
         else:
             idx = reference.row_sample(total)
         n_idx, m_idx = cupy.asarray(idx // p.M), cupy.asarray(idx % p.M)
+        long = len(idx) * p.L > reference.LONG_REFERENCE_ELEMENTS
+        l_idx = cupy.asarray(reference.position_sample(p.L)) if long else None
         a, g = inputs if isinstance(inputs, tuple) else (inputs, None)
-        av = reference.to_float64(_slices(a, dims, n_idx, m_idx), case.dtype)
+        stats = _long_row_stats((a,) if g is None else (a, g), dims, idx, case.dtype, g is not None, p.log) \
+            if long else None
+        av = reference.to_float64(_slices(a, dims, n_idx, m_idx, l_idx), case.dtype)
         if g is None:
             kind = "log" if p.log else "softmax"
-            return Expected(kind, case.dtype, dims, n_idx, m_idx, reference.softmax64(av, 1, p.log))
-        gv = reference.to_float64(_slices(g, dims, n_idx, m_idx), case.dtype)
-        scale = np.max(np.abs(gv), axis=1, keepdims=True) * (1.0 if p.log else np.max(np.abs(av), axis=1,
-                                                                                         keepdims=True))
-        return Expected("backward", case.dtype, dims, n_idx, m_idx, reference.backward64(av, gv, 1, p.log),
-                        np.broadcast_to(scale, av.shape))
+            ref = reference.softmax64(av, 1, p.log) if stats is None else \
+                reference.softmax64_at(av, stats[:, :1], stats[:, 1:], p.log)
+            return Expected(kind, case.dtype, dims, n_idx, m_idx, ref, l_idx=l_idx)
+        gv = reference.to_float64(_slices(g, dims, n_idx, m_idx, l_idx), case.dtype)
+        if stats is None:
+            ref = reference.backward64(av, gv, 1, p.log)
+            scale = np.max(np.abs(gv), axis=1, keepdims=True) * (1.0 if p.log else np.max(np.abs(av), axis=1,
+                                                                                             keepdims=True))
+        else:
+            ref, scale = reference.backward64_at(av, gv, stats[:, :1], p.log), stats[:, 1:]
+        return Expected("backward", case.dtype, dims, n_idx, m_idx, ref, np.broadcast_to(scale, av.shape), l_idx)
 
     def check(self, out, expected):
         if not isinstance(expected, Expected):  # a copy: bit for bit
             return bit_compare(out, expected)
-        got = _slices(out, expected.dims, expected.n_idx, expected.m_idx)
+        got = _slices(out, expected.dims, expected.n_idx, expected.m_idx, expected.l_idx)
         return reference.compare(got, expected.ref, expected.dtype, expected.kind, expected.scale)
 
     def copy_of(self, inputs):

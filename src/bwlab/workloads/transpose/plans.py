@@ -392,7 +392,7 @@ def words_rlog(itemsize: int, short: int, rlog: int, gp: int) -> int:
 
 WORDS_ROUND = 8         # skinnytile.cu's ST_LOADS - 1: vectors a thread in one round of skinnyWords' loads
 WORDS_FEW_LOADS = 5.5   # vectors a thread below which a round of loads keeps too few in flight
-WORDS_ASYNC_SMEM = 40 * 1024  # skinnyWords' tiles copied in by cp.async: the largest within this
+WORDS_ASYNC_SMEM = 43 * 1024  # skinnyWords' tiles copied in by cp.async: the largest within this
 
 
 def words_async(itemsize: int, short: int) -> bool:
@@ -422,9 +422,13 @@ def words_async(itemsize: int, short: int) -> bool:
 def async_rlog(gp: int) -> int:
     """skinnyWords' tile copied in by cp.async: the largest R within WORDS_ASYNC_SMEM. Forced tiles
     on the H200 (async-tiles/sweep-all-async.txt): uint8 5 columns 91.2% of a copy on R = 8 (20 KiB), 91.7% on
-    16 (41 KiB, over the bound); 9 columns 90.5% on 4, 91.2% on 8 (35 KiB), 83.8% on 16 (71 KiB); 17 columns 87.4%
+    16 (41 KiB); 9 columns 90.5% on 4, 91.2% on 8 (35 KiB), 83.8% on 16 (71 KiB); 17 columns 87.4%
     on 2, 88.7% on 4 (33 KiB), 83.4% on 8 (67 KiB); 33 columns 85.0% on 1, 87.6% on 2 (32 KiB),
-    81.8% on 4 (64 KiB)."""
+    81.8% on 4 (64 KiB). On every tall uint8 short side from 17 to 64 (skinny-every/summary.txt, mean
+    of two rounds), the tiles of 40.6-42.6 KiB that a bound of 40 KiB left out ran ahead of the
+    next smaller one: 21 columns 88.4% against 87.9, 41 85.7 against 84.1, 42 86.2 against 86.0,
+    43 86.5 against 85.6. Past 43 KiB: 22 columns 87.4% on 43.5 KiB against 86.8, and the tiles of
+    64-71 KiB (17, 18 and 33 to 36 columns) 4.8 to 7.1 points behind the next smaller."""
     return max(r for r in range(8) if (skinnytile_vectors(r, True) + 1) * gp <= WORDS_ASYNC_SMEM)
 
 
