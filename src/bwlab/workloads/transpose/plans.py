@@ -360,7 +360,7 @@ def tile_rlog(short: int, rlog: int, gp: int) -> int:
     return best
 
 
-WORDS_SMEM = 72 * 1024  # skinnyWords' largest tile (opted in): its registers hold three blocks an SM anyway
+WORDS_SMEM = 72 * 1024  # skinnyWords' largest tile through registers (opted in above 48 KiB)
 
 
 def words_tasks(itemsize: int, short: int, rlog: int) -> int:
@@ -427,8 +427,9 @@ def async_rlog(gp: int) -> int:
     81.8% on 4 (64 KiB). On every tall uint8 short side from 17 to 64 (skinny-every/summary.txt, mean
     of two rounds), the tiles of 40.6-42.6 KiB that a bound of 40 KiB left out ran ahead of the
     next smaller one: 21 columns 88.4% against 87.9, 41 85.7 against 84.1, 42 86.2 against 86.0,
-    43 86.5 against 85.6. Past 43 KiB: 22 columns 87.4% on 43.5 KiB against 86.8, and the tiles of
-    64-71 KiB (17, 18 and 33 to 36 columns) 4.8 to 7.1 points behind the next smaller."""
+    43 86.5 against 85.6. Past 43 KiB: 22 columns 87.4% on 43.5 KiB against 86.8 (within the
+    runs' spread; not taken), and the tiles of 64-71 KiB (17, 18 and 33 to 36 columns) 4.8 to 7.1
+    points behind the next smaller."""
     return max(r for r in range(8) if (skinnytile_vectors(r, True) + 1) * gp <= WORDS_ASYNC_SMEM)
 
 
