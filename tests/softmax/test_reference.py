@@ -24,22 +24,82 @@ def test_backward_stats_in_chunks_give_the_whole_rows_answer(log):
     rng = np.random.default_rng(2)
     y, g = rng.random(4099), rng.standard_normal(4099)
     total, scale = reference.row_stats64(_chunks(y, g, step=512), backward=True, log=log)
-    want_scale = np.max(np.abs(g)) * (1.0 if log else np.max(np.abs(y)))
-    assert scale == want_scale
+    assert scale == np.max(np.abs(g)) * (1.0 if log else np.max(np.abs(y)))
     got = reference.backward64_at(y[:9], g[:9], total, log)
     np.testing.assert_allclose(got, reference.backward64(y, g, 0, log)[:9], rtol=1e-12)
 
 
-def test_a_nan_in_any_chunk_makes_the_row_nan():
-    x = np.zeros(3000)
-    x[2500] = np.nan
-    m, s = reference.row_stats64(_chunks(x), backward=False, log=False)
-    assert np.isnan(m) and np.isnan(reference.softmax64_at(x[:1], m, s, False)).all()
+@pytest.mark.parametrize("special", ["nan", "+inf", "all -inf", "-inf"])
+@pytest.mark.parametrize("log", [False, True])
+def test_special_values_in_chunks_as_in_the_whole_row(special, log):
+    """torch's special values: a NaN or +inf anywhere in a row, or a row of -inf only, makes the
+    whole row NaN, whichever chunk they are in; a few -inf entries give zeros (log: -inf)."""
+    x = np.random.default_rng(3).standard_normal(3000)
+    if special == "all -inf":
+        x[:] = -np.inf
+    else:
+        x[[5, 2500]] = {"nan": np.nan, "+inf": np.inf, "-inf": -np.inf}[special]
+    m, s = reference.row_stats64(_chunks(x), backward=False, log=log)
+    np.testing.assert_allclose(reference.softmax64_at(x, m, s, log), reference.softmax64(x, 0, log), rtol=1e-13)
 
 
-def test_positions_cover_both_ends_and_are_sorted():
+@pytest.mark.parametrize("special", [np.nan, np.inf])
+@pytest.mark.parametrize("log", [False, True])
+def test_special_gradients_in_chunks_as_in_the_whole_row(special, log):
+    rng = np.random.default_rng(4)
+    y, g = rng.random(2048), rng.standard_normal(2048)
+    g[1500] = special
+    total, scale = reference.row_stats64(_chunks(y, g, step=512), backward=True, log=log)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(reference.backward64_at(y, g, total, log), reference.backward64(y, g, 0, log))
+    np.testing.assert_array_equal(scale, reference.backward_scale64(y, g, 0, log)[0])  # NaN equal to NaN
+
+
+def test_positions_cover_both_ends_and_the_seams_and_are_sorted():
     p = reference.position_sample(2**30 + 64, k=1000, edge=16)
     assert p[0] == 0 and p[-1] == 2**30 + 63 and np.all(np.diff(p) > 0)
     assert set(range(16)) <= set(p.tolist()) and set(range(2**30 + 48, 2**30 + 64)) <= set(p.tolist())
-    assert len(p) > 1000  # the random ones between
+    seams = set(range(2**22, 2**30 + 1, 2**22))  # 2^22: the smallest step from 4096 with at most 500 seams
+    assert seams <= set(p.tolist()) and {s - 1 for s in seams} <= set(p.tolist())
+    assert len(p) > 1500  # and 1000 random ones between (32 at the ends, 512 at the seams)
+    q = reference.position_sample(70001, k=300, edge=20)
+    assert {4095, 4096, 65535, 65536} <= set(q.tolist()) and len(q) < 70001
     np.testing.assert_array_equal(reference.position_sample(42, k=10, edge=16), np.arange(42))  # short: all
+
+
+class _HostArray(np.ndarray):
+    """A NumPy array with CuPy's .get(), so that the workload's reference runs on the host."""
+    def get(self):
+        return np.asarray(self)
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 70001), -1), ((2, 5003, 7), 1)], ids=str)
+@pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_long_row_path_matches_the_whole_rows_on_the_host(shape, dim, kind, dtype, monkeypatch):
+    """The workload's reference for long slices (statistics in chunks, sampled positions) against
+    its whole-slice reference, with NumPy standing in for CuPy (the GPU tests run it on CuPy)."""
+    import sys
+    import types
+
+    from bwlab.core.workload import Case
+    from bwlab.workloads import get
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(asarray=lambda a: np.asarray(a).view(_HostArray)))
+    rng = np.random.default_rng(5)
+    bits = [reference.from_float64(rng.standard_normal(shape) * s, dtype).view(_HostArray) for s in (3.0, 1.0)]
+    params = (("dim", dim),) + ((("log", True),) if "log" in kind else ()) + \
+        ((("op", "backward"),) if "backward" in kind else ())
+    case = Case(shape, dtype, params)
+    inputs = tuple(bits) if "backward" in kind else bits[0]
+    W = get("softmax")
+    full = W.reference(case, inputs)
+    for name, value in (("LONG_REFERENCE_ELEMENTS", 1000), ("LONG_ROW_CHUNK", 999), ("SAMPLE_POSITIONS", 300),
+                        ("EDGE_POSITIONS", 20)):
+        monkeypatch.setattr(reference, name, value)
+    long = W.reference(case, inputs)
+    pos = np.asarray(long.l_idx)
+    assert long.ref.shape == (full.ref.shape[0], len(pos)) and len(pos) < shape[dim]
+    np.testing.assert_allclose(long.ref, full.ref[:, pos], rtol=1e-12, atol=1e-300)
+    if "backward" in kind:
+        np.testing.assert_array_equal(long.scale, full.scale[:, pos])

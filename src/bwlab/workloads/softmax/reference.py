@@ -41,7 +41,7 @@ def storage_dtype(dtype: str) -> np.dtype:
 
 
 def to_float64(a: np.ndarray, dtype: str) -> np.ndarray:
-    """Host values of an array of `dtype` bits, as float64."""
+    """The values of an array of `dtype` bits (NumPy or CuPy), as float64."""
     if dtype == "bfloat16":
         return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     return a.astype(np.float64)
@@ -96,35 +96,47 @@ def backward64(y: np.ndarray, g: np.ndarray, axis: int, log: bool) -> np.ndarray
     return backward64_at(y, g, backward_sum64(y, g, axis, log), log)
 
 
+def backward_scale64(y: np.ndarray, g: np.ndarray, axis: int, log: bool) -> np.ndarray:
+    """The backward's cancellation bound for a row: max |g|, times max |y| for softmax."""
+    gmax = np.max(np.abs(g), axis=axis, keepdims=True)
+    return gmax if log else gmax * np.max(np.abs(y), axis=axis, keepdims=True)
+
+
 def backward64_at(y: np.ndarray, g: np.ndarray, total, log: bool) -> np.ndarray:
     """The gradient at some of a row's elements, given the row's backward_sum64."""
     return g - np.exp(y) * total if log else y * (g - total)
 
 
-def row_stats64(chunks, backward: bool, log: bool) -> tuple[float, ...]:
-    """One row's float64 statistics, reduced chunk by chunk (NumPy or CuPy chunks).
+def row_stats64(chunks, backward: bool, log: bool) -> tuple[float, float]:
+    """One row's two float64 statistics, reduced chunk by chunk (NumPy or CuPy chunks).
     chunks() yields the row's chunks afresh as tuples of float64 arrays: (x,) forward, (y, g)
-    backward. Forward: (max, sum of exp(x - max)), reading the row twice. Backward:
-    (backward_sum64, its cancellation scale: max |g|, times max |y| for softmax)."""
+    backward. Forward: (max, sum of exp(x - max)), reading the row twice (softmax64_at's m and s).
+    Backward: (backward_sum64, backward_scale64)."""
     with np.errstate(invalid="ignore", over="ignore"):
         if not backward:
             m = float(np.max([float(np.max(x)) for x, in chunks()]))  # NaN wins, as in np.max
             return m, sum(float(np.sum(np.exp(x - m))) for x, in chunks())
-        parts = np.array([(float(np.sum(g if log else y * g)), float(np.max(np.abs(g))), float(np.max(np.abs(y))))
-                          for y, g in chunks()])
-        total, gmax, ymax = parts.sum(axis=0)[0], parts[:, 1].max(), parts[:, 2].max()
-        return float(total), float(gmax * (1.0 if log else ymax))
+        parts = np.array([(float(np.sum(g if log else y * g)), float(np.max(np.abs(g))),
+                           0.0 if log else float(np.max(np.abs(y)))) for y, g in chunks()])
+        total, gmax, ymax = parts[:, 0].sum(), parts[:, 1].max(), parts[:, 2].max()
+        return float(total), float(gmax if log else gmax * ymax)
 
 
 def position_sample(length: int, k: Optional[int] = None, edge: Optional[int] = None) -> np.ndarray:
-    """Positions checked along a long row: both ends, and random ones between (by default
-    EDGE_POSITIONS at each end and SAMPLE_POSITIONS between)."""
+    """Positions checked along a long row: both ends (EDGE_POSITIONS each by default), k random
+    ones between (SAMPLE_POSITIONS), and both sides of every multiple of a power of two of at least
+    4096, the smallest that makes at most k/2 of them (where a kernel's blocks or chunks of a row
+    are likeliest to meet)."""
     k = SAMPLE_POSITIONS if k is None else k
     edge = EDGE_POSITIONS if edge is None else edge
     if length <= k + 2 * edge:
         return np.arange(length)
+    step = 4096
+    while length // step > k // 2:
+        step *= 2
+    seams = np.arange(step, length, step)
     pick = np.random.default_rng(length).integers(edge, length - edge, size=k)
-    return np.unique(np.concatenate([np.arange(edge), pick, np.arange(length - edge, length)]))
+    return np.unique(np.concatenate([np.arange(edge), pick, seams - 1, seams, np.arange(length - edge, length)]))
 
 
 def _ulps(out: np.ndarray, ref: np.ndarray, dtype: str) -> np.ndarray:

@@ -52,18 +52,18 @@ def _slices(a, dims, n_idx, m_idx, l_idx=None) -> np.ndarray:
     return a.reshape(N, L, M)[n_idx[:, None], l_idx[None, :], m_idx[:, None]].get()
 
 
-def _long_row_stats(arrays, dims, idx, dtype: str, backward: bool, log: bool) -> np.ndarray:
-    """Each sampled slice's float64 statistics (reference.row_stats64), reduced on the GPU a
-    chunk at a time, so that no float64 copy of a whole long slice is made: [slices, stats]."""
-    N, L, M = dims
+def _row_chunks(rows, L: int, dtype: str):
+    """A callable yielding the slices' chunks afresh, as float64 on the GPU (reference.row_stats64)."""
     step = reference.LONG_ROW_CHUNK
-    out = []
-    for i in idx:
-        rows = [a.reshape(N, L, M)[int(i) // M, :, int(i) % M] for a in arrays]
-        out.append(reference.row_stats64(
-            lambda: (tuple(reference.to_float64(r[j:j + step], dtype) for r in rows) for j in range(0, L, step)),
-            backward, log))
-    return np.array(out)
+    return lambda: (tuple(reference.to_float64(r[j:j + step], dtype) for r in rows) for j in range(0, L, step))
+
+
+def _long_row_stats(arrays, dims, idx, dtype: str, backward: bool, log: bool) -> np.ndarray:
+    """Each sampled slice's two float64 statistics (reference.row_stats64), reduced on the GPU a
+    chunk at a time, so that no float64 copy of a whole long slice is made: [slices, 2]."""
+    N, L, M = dims
+    return np.array([reference.row_stats64(_row_chunks([a.reshape(N, L, M)[int(i) // M, :, int(i) % M]
+                                                        for a in arrays], L, dtype), backward, log) for i in idx])
 
 
 class SoftmaxWorkload(Workload):
@@ -158,11 +158,13 @@ class SoftmaxWorkload(Workload):
         else:
             idx = reference.row_sample(total)
         n_idx, m_idx = cupy.asarray(idx // p.M), cupy.asarray(idx % p.M)
-        long = len(idx) * p.L > reference.LONG_REFERENCE_ELEMENTS
-        l_idx = cupy.asarray(reference.position_sample(p.L)) if long else None
+        # long slices: checked at sampled positions, from statistics reduced chunk by chunk
+        by_positions = (len(idx) * p.L > reference.LONG_REFERENCE_ELEMENTS
+                        and p.L > reference.SAMPLE_POSITIONS + 2 * reference.EDGE_POSITIONS)
+        l_idx = cupy.asarray(reference.position_sample(p.L)) if by_positions else None
         a, g = inputs if isinstance(inputs, tuple) else (inputs, None)
         stats = _long_row_stats((a,) if g is None else (a, g), dims, idx, case.dtype, g is not None, p.log) \
-            if long else None
+            if by_positions else None  # [slices, 2]: (max, sum) forward, (backward sum, scale) backward
         av = reference.to_float64(_slices(a, dims, n_idx, m_idx, l_idx), case.dtype)
         if g is None:
             kind = "log" if p.log else "softmax"
@@ -171,9 +173,7 @@ class SoftmaxWorkload(Workload):
             return Expected(kind, case.dtype, dims, n_idx, m_idx, ref, l_idx=l_idx)
         gv = reference.to_float64(_slices(g, dims, n_idx, m_idx, l_idx), case.dtype)
         if stats is None:
-            ref = reference.backward64(av, gv, 1, p.log)
-            scale = np.max(np.abs(gv), axis=1, keepdims=True) * (1.0 if p.log else np.max(np.abs(av), axis=1,
-                                                                                             keepdims=True))
+            ref, scale = reference.backward64(av, gv, 1, p.log), reference.backward_scale64(av, gv, 1, p.log)
         else:
             ref, scale = reference.backward64_at(av, gv, stats[:, :1], p.log), stats[:, 1:]
         return Expected("backward", case.dtype, dims, n_idx, m_idx, ref, np.broadcast_to(scale, av.shape), l_idx)
