@@ -1,4 +1,4 @@
-"""Shared test helpers: a small synthetic run and the committed H200 results."""
+"""Shared test helpers: a small synthetic run, the committed H200 results, softmax case parameters."""
 from pathlib import Path
 
 from bwlab.core.results import Record, Run
@@ -18,3 +18,15 @@ def make_run(procedure: str = "ladder") -> Run:
                environment={"cupy": "14"},
                config={"procedure": procedure, "workload": "transpose", "shape": [4, 6], "dtype": "float32",
                        "reps": 10, "warmup": 1}, records=[rec], ceilings={"peak_gbs": 100.0})
+
+
+def softmax_params(kind: str, dim: int = 1) -> tuple:
+    """A softmax case's parameters for a pass: forward, log, backward or logbackward."""
+    return ((("dim", dim),) + ((("log", True),) if "log" in kind else ())
+            + ((("op", "backward"),) if "backward" in kind else ()))
+
+
+# The softmax reference's long-slice sampling shrunk, so that small cases take that path
+# (monkeypatched onto bwlab.workloads.softmax.reference).
+SMALL_LONG_ROW_SAMPLING = {"LONG_REFERENCE_ELEMENTS": 1000, "LONG_ROW_CHUNK": 999, "SAMPLE_POSITIONS": 300,
+                           "EDGE_POSITIONS": 20}

@@ -3,6 +3,8 @@ random data with the output poisoned first, at awkward shapes (lengths of 1, pri
 misaligned rows and strips, rows longer than a cluster, over 2^31 elements)."""
 import numpy as np
 import pytest
+from helpers import SMALL_LONG_ROW_SAMPLING
+from helpers import softmax_params as _params
 
 from bwlab.core import verify
 from bwlab.core.workload import Case
@@ -83,12 +85,6 @@ def test_ladder_rung_keeps_tiny_probabilities(spec):
     assert c.ok, f"{spec.name} {case.label}: {c}"
 
 
-def _params(kind: str, dim: int = 1) -> tuple:
-    """A case's parameters for a pass: forward, log, backward or logbackward."""
-    return ((("dim", dim),) + ((("log", True),) if "log" in kind else ())
-            + ((("op", "backward"),) if "backward" in kind else ()))
-
-
 def test_dispatch_reaches_every_family():
     seen = set()
     for shape, dim in API_CASES:
@@ -163,10 +159,8 @@ def test_long_row_reference_matches_the_whole_rows(shape, dim, kind, dtype, monk
     case = Case(shape, dtype, _params(kind, dim))
     x = W.make_input(case, 4)
     full = W.reference(case, x)
-    monkeypatch.setattr(reference, "LONG_REFERENCE_ELEMENTS", 1000)
-    monkeypatch.setattr(reference, "LONG_ROW_CHUNK", 999)
-    monkeypatch.setattr(reference, "SAMPLE_POSITIONS", 300)
-    monkeypatch.setattr(reference, "EDGE_POSITIONS", 20)
+    for name, value in SMALL_LONG_ROW_SAMPLING.items():
+        monkeypatch.setattr(reference, name, value)
     long = W.reference(case, x)
     pos = long.l_idx.get()
     assert long.ref.shape == (full.ref.shape[0], len(pos)) and len(pos) < shape[dim]

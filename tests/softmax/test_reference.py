@@ -2,6 +2,7 @@
 whole row's answer, and the positions checked along a long row."""
 import numpy as np
 import pytest
+from helpers import SMALL_LONG_ROW_SAMPLING, softmax_params
 
 from bwlab.workloads.softmax import reference
 
@@ -88,14 +89,11 @@ def test_long_row_path_matches_the_whole_rows_on_the_host(shape, dim, kind, dtyp
     monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(asarray=lambda a: np.asarray(a).view(_HostArray)))
     rng = np.random.default_rng(5)
     bits = [reference.from_float64(rng.standard_normal(shape) * s, dtype).view(_HostArray) for s in (3.0, 1.0)]
-    params = (("dim", dim),) + ((("log", True),) if "log" in kind else ()) + \
-        ((("op", "backward"),) if "backward" in kind else ())
-    case = Case(shape, dtype, params)
+    case = Case(shape, dtype, softmax_params(kind, dim))
     inputs = tuple(bits) if "backward" in kind else bits[0]
     W = get("softmax")
     full = W.reference(case, inputs)
-    for name, value in (("LONG_REFERENCE_ELEMENTS", 1000), ("LONG_ROW_CHUNK", 999), ("SAMPLE_POSITIONS", 300),
-                        ("EDGE_POSITIONS", 20)):
+    for name, value in SMALL_LONG_ROW_SAMPLING.items():
         monkeypatch.setattr(reference, name, value)
     long = W.reference(case, inputs)
     pos = np.asarray(long.l_idx)
