@@ -133,6 +133,7 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((20_648_881, 13), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 3 bundles, 1 row
     assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2>")
     assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
+    assert explain(cupy.empty((1_000_003, 50), cupy.float32)).startswith("tileWhole<4,64,64,256>")  # as fast
     assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinnyTile<4,true>")  # misaligned rows
     assert explain(cupy.empty((1_000_004, 3), cupy.float32)).startswith("skinny<4,3,true,")  # aligned: registers
     assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")

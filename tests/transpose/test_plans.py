@@ -291,6 +291,8 @@ def test_launch_geometry_covers_the_work():
                 continue  # test_perm_geometry
             if c.kind not in ("tall-tile", "wide-tile") and (16 in (rows, cols) or 64 in (rows, cols)):
                 continue  # a short side of 16 or 64 may fill whole tiles of tileAny
+            if c.kind == "whole" and cols >= dispatch.WHOLE_TALL_FROM.get(e, 65):
+                continue  # tall float32 from 50 columns: tileWhole (test_when_skinnytile_applies)
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
             short, n = (cols, rows) if tall else (rows, cols)
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
@@ -441,6 +443,13 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
     (4, 1, 1000, True, False, False),          # one column: a copy
     (4, 65, 1000, True, False, False),         # over 64: the tile kernels
     (4, 17, 64, True, False, False),           # both sides short: the tile kernels
+    (4, 50, 1_342_177, True, False, False),    # tall float32, 50-64 columns, output rows misaligned: tileWhole
+    (4, 64, 1_048_577, True, False, False),
+    (4, 64, 1_048_578, True, False, False),    # (rows 8 bytes off the 16-byte grid)
+    (4, 49, 1_369_569, True, False, True),     # ... 49 columns: skinnyTile
+    (4, 50, 1_342_176, True, False, True),     # ... output rows on the grid: skinnyTile
+    (8, 64, 524_289, True, False, True),       # ... 8-byte elements: skinnyTile
+    (4, 64, 1_048_577, False, False, True),    # ... wide: skinnyTile
 ])
 def test_when_skinnytile_applies(e, short, long, tall, aligned, want):
     assert dispatch.skinnytile_applies(e, short, long, tall, aligned) is want

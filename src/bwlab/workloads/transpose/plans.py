@@ -445,6 +445,15 @@ def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool 
     return cdiv(cdiv(n * itemsize, 16) + 1, v) if tall else cdiv(n, v * (16 // itemsize))
 
 
+# Tall short sides from which misaligned output rows take the misaligned tile kernel (tileWhole for 4 bytes)
+# rather than skinnyTile. On the H200 (256 MiB, long side odd; benchmarks/h200/transpose/skinny-whole,
+# two runs of two rounds, every output checked), tileWhole's 64x64 tile ran ahead of skinnyTile at every
+# float32 short side from 50 to 64 columns in both runs (+0.4 to +4.4 points of a copy: 64 columns
+# 87.3 -> 89.8% and 85.7 -> 90.1%), level at 48 and 49 and behind below (33 columns 80% against 90%).
+# 2- and 8-byte elements' misaligned kernels were behind at every tall short side from 17 to 64.
+WHOLE_TALL_FROM = {4: 50}
+
+
 def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
     """skinnyTile for short sides 2..64 with a long side over 64 (smaller matrices keep the
     tile kernels), except:
@@ -458,8 +467,12 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
       short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
       tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%), and uint8 wide
-      matrices of at least half a tile's rows (72% at 64 rows)."""
+      matrices of at least half a tile's rows (72% at 64 rows);
+    - tall 4-byte matrices with WHOLE_TALL_FROM or more columns whose output rows do not start on
+      16-byte boundaries, which take tileWhole (misaligned_choice)."""
     if not 2 <= short <= SKINNYTILE_MAX < long or (tall and short in SKINNY_KEEP_TALL[itemsize]):
+        return False
+    if tall and short >= WHOLE_TALL_FROM.get(itemsize, SKINNYTILE_MAX + 1) and long * itemsize % 16:
         return False
     if not aligned_extents:
         return True
