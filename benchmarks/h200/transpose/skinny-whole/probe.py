@@ -5,7 +5,7 @@ turning the skinny kernels off (the first run, probe.txt, turned off only the sh
 uint8 lines ran widePerm in every variant). Each output, poisoned first, compared bit-exact with CuPy's
 transpose, then timed beside a device copy of the same bytes (../async-tiles/probe.py's measure:
 CUDA events, 5 warm-ups, median of 50), variants alternating, two rounds. From this folder:
-PYTHONPATH=../../../../src python3 probe.py [fit|others]"""
+PYTHONPATH=../../../../src python3 probe.py [fit|others|u16|steps]"""
 import sys
 
 sys.path.insert(0, "../async-tiles")
@@ -46,7 +46,59 @@ OTHERS = [(e, True, s) for e in (2, 8) for s in range(17, 65)] + \
          [(e, False, s) for e in (2, 8) for s in (17, 24, 33, 41, 48, 56, 64)]
 
 
-if __name__ == "__main__":
+# `probe.py u16`: uint16 tall even short sides 18-64 on skinnyWords (shared words of 2 rows; the dispatch
+# keeps it to 16 columns) beside the dispatch (skinnyTile), and wide 33-64 rows on skinnyTile beside the
+# dispatch (widePerm)
+WORDS_MAX = dict(plans.WORDS_TALL_MAX)
+
+
+def run_u16(tall, s):
+    n = long_side(s, 2)
+    x = array(n, s, 2)[0] if tall else array(s, n, 2)[0]
+    measure(x, "disp", "tall" if tall else "wide")
+    if tall:
+        plans.WORDS_TALL_MAX[2] = 64
+    else:
+        plans.perm_applies = lambda *a: False
+    calls._plans.clear()
+    measure(x, "words" if tall else "tile", "tall" if tall else "wide")
+    plans.WORDS_TALL_MAX[2], plans.perm_applies = WORDS_MAX[2], PERM
+    calls._plans.clear()
+    free()
+
+
+# `probe.py steps`: widePerm with one step of loads in flight a warp (K = 1) beside the dispatch's two, on
+# the wide uint8 and uint16 short sides of 31 to 64 rows that missed 90% in the runs of every side
+STEPS = plans.perm_steps
+WIDE_MISSED = {1: (31, 37, 40, 41, 43, 48, 49, 54, 55, 58, 59, 60, 61, 64),
+               2: (31, 38, 39, 40, 41, 42, 46, 53, 54, 55, 56, 57, 59, 60, 61, 62, 63, 64)}
+
+
+def run_steps(e, s):
+    x = array(s, long_side(s, e), e)[0]
+    for k in (0, 1):
+        plans.perm_steps = STEPS if k == 0 else (lambda short: 1)
+        calls._plans.clear()
+        measure(x, "disp" if k == 0 else "K1", "wide")
+    plans.perm_steps = STEPS
+    calls._plans.clear()
+    free()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["steps"]:
+    for rnd in range(2):
+        print(f"# round {rnd + 1}", flush=True)
+        for e, sides in WIDE_MISSED.items():
+            for s in sides:
+                run_steps(e, s)
+elif __name__ == "__main__" and sys.argv[1:] == ["u16"]:
+    for rnd in range(2):
+        print(f"# round {rnd + 1}", flush=True)
+        for s in range(18, 65, 2):
+            run_u16(True, s)
+        for s in range(33, 65):
+            run_u16(False, s)
+elif __name__ == "__main__":
     mode = sys.argv[1] if sys.argv[1:] else ""
     cases = {"fit": [(4, True, s) for s in range(33, 65)], "others": OTHERS}.get(mode, CASES)
     for rnd in range(2):
