@@ -5,7 +5,7 @@ turning the skinny kernels off (the first run, probe.txt, turned off only the sh
 uint8 lines ran widePerm in every variant). Each output, poisoned first, compared bit-exact with CuPy's
 transpose, then timed beside a device copy of the same bytes (../async-tiles/probe.py's measure:
 CUDA events, 5 warm-ups, median of 50), variants alternating, two rounds. From this folder:
-PYTHONPATH=../../../../src python3 probe.py [fit|others|u16|steps]"""
+PYTHONPATH=../../../../src python3 probe.py [fit|others|u16|steps|blocks|blocks2]"""
 import sys
 
 sys.path.insert(0, "../async-tiles")
@@ -85,7 +85,60 @@ def run_steps(e, s):
     free()
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["steps"]:
+# `probe.py blocks`: widePerm told to fit one more block an SM (__launch_bounds__' second argument, through
+# the file's WIDE_PERM_BLOCKS), on the wide sides where that costs no spills or at most 16 bytes (NVRTC,
+# sm_90), beside the dispatch; `probe.py blocks2`, on the tree that kept three of them: the three as the
+# compiler leaves them, and 2-byte 60 rows at three blocks instead of two. The patched copy of
+# skinnyperm.cu goes to a temporary folder.
+MORE_BLOCKS = {(1, 40): 4, (1, 44): 4, (1, 46): 4, (1, 50): 4, (1, 51): 4, (1, 60): 3, (1, 64): 3,
+               (2, 35): 5, (2, 41): 4, (2, 44): 4, (2, 48): 4, (2, 52): 4, (2, 62): 3}
+
+
+def compile_one(args):
+    from bwlab.core import build
+    return build.compile_source(*args).resources
+
+
+def run_blocks(spec):
+    """spec: (element size, rows) -> blocks an SM to fit (0: the compiler's own choice); "disp" runs
+    the tree's skinnyperm.cu, the variant a copy with those WIDE_PERM_BLOCKS lines changed."""
+    import re
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+    from pathlib import Path
+
+    original = plans.SKINNYPERM
+    text = original.read_text().replace('#include "vec.cuh"', f'#include "{original.parent / "vec.cuh"}"')
+    for (e, s), b in spec.items():
+        k = plans.perm_steps(s)
+        text = re.sub(rf"^WIDE_PERM_BLOCKS\({e}, {s}, {k}, \d+\)$", "", text, flags=re.M)
+        text += f"WIDE_PERM_BLOCKS({e}, {s}, {k}, {b})\n" if b else ""
+    with tempfile.TemporaryDirectory() as tmp:
+        patched = Path(tmp) / "skinnyperm_blocks.cu"
+        patched.write_text(text)
+        exprs = [plans.perm_expression(e, s, False) for e, s in spec]
+        jobs = [(src, [x], "sm_90") for src in (original, patched) for x in exprs]
+        with ProcessPoolExecutor(16) as pool:  # compiled in parallel first, into the build cache
+            for (src, (x,), _), res in zip(jobs, pool.map(compile_one, jobs)):
+                print(f"# {src.name} {x} {res[x]}", flush=True)
+        for rnd in range(2):
+            print(f"# round {rnd + 1}", flush=True)
+            for (e, s), b in spec.items():
+                x = array(s, long_side(s, e), e)[0]
+                for name, src in (("disp", original), (f"B{b}", patched)):
+                    plans.SKINNYPERM = src
+                    calls._plans.clear()
+                    measure(x, name, "wide")
+                plans.SKINNYPERM = original
+                calls._plans.clear()
+                free()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["blocks"]:
+    run_blocks(MORE_BLOCKS)
+elif __name__ == "__main__" and sys.argv[1:] == ["blocks2"]:  # after the three were kept: them without, 2-byte 60 at 3
+    run_blocks({(1, 60): 0, (1, 64): 0, (2, 62): 0, (2, 60): 3})
+elif __name__ == "__main__" and sys.argv[1:] == ["steps"]:
     for rnd in range(2):
         print(f"# round {rnd + 1}", flush=True)
         for e, sides in WIDE_MISSED.items():

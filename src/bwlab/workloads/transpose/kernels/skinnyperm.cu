@@ -262,19 +262,30 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   wide_perm<E, S, K>(in, out, n, full);
 }
 
-// Instantiations for which NVRTC's register heuristic, left alone, settles below what they
-// need and spills (2-byte 60 rows: 168 registers under NVRTC 13.5; 1-byte 23 rows: 64 under
-// 13.0), with K as the dispatcher picks: told how many blocks per SM are enough, they take
-// what they need. The others keep the compiler's own choice: told the same, the widest took
-// 25-30% more registers and lost up to 10 points of memcpy on the H200.
+// Instantiations whose register count NVRTC's heuristic, left alone, gets wrong, with K as the
+// dispatcher picks, told how many blocks per SM to fit:
+//  - below what they need, so they spill (1-byte 23 rows: 64 registers under NVRTC 13.0): told
+//    that fewer blocks are enough, they take what they need;
+//  - above 168, so that only two blocks of 128 fit an SM (1-byte 60 and 64 rows: 196-200
+//    registers; 2-byte 62: 184): held to three blocks (168 registers; 8-16 bytes spilled at 1-byte
+//    60 rows), on the H200 (benchmarks/h200/transpose/skinny-whole, two runs) 1-byte 60 rows ran
+//    at 86.8-87.3% of a copy -> 89.1-89.5%, 64 rows 85.8 -> 89.8-89.9%, 2-byte 62 rows 85.0-85.2 ->
+//    89.0-90.0%. 2-byte 60 rows, held to two blocks while NVRTC 13.5 spilled at 168 registers
+//    left alone, holds 205 at two; at three it takes 168 without spilling: 83.8 -> 90.3%. Four
+//    blocks where three fit gained nothing at eight other sides.
+// The others keep the compiler's own choice: told to fit fewer blocks than they do, the widest
+// took 25-30% more registers and lost up to 10 points of memcpy on the H200.
 #define WIDE_PERM_BLOCKS(E_, S_, K_, BLOCKS)                                                      \
   template <>                                                                                    \
   __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                          \
   widePerm<E_, S_, K_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
     wide_perm<E_, S_, K_>(in, out, n, full);                                                     \
   }
-WIDE_PERM_BLOCKS(2, 60, 2, 2)
+WIDE_PERM_BLOCKS(2, 60, 2, 3)
 WIDE_PERM_BLOCKS(1, 23, 2, 4)
+WIDE_PERM_BLOCKS(1, 60, 2, 3)
+WIDE_PERM_BLOCKS(1, 64, 2, 3)
+WIDE_PERM_BLOCKS(2, 62, 2, 3)
 
 // n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
 // positions from 32*Q*full - m_s/E on (m_s: its offset past a word) are the last block's.
