@@ -86,8 +86,8 @@ def run_steps(e, s):
 
 
 # `probe.py blocks`: widePerm told to fit one more block an SM (__launch_bounds__' second argument, through
-# the file's WIDE_PERM_BLOCKS), on the wide sides where that costs no spills or at most 16 bytes (NVRTC,
-# sm_90), beside the dispatch; `probe.py blocks2`, on the tree that kept three of them: the three as the
+# the file's WIDE_PERM_BLOCKS), on the wide sides where that cost no spills or at most 16 bytes (a local
+# NVRTC build, sm_90), beside the dispatch; `probe.py blocks2`, on the tree that kept three of them: the three as the
 # compiler leaves them, and 2-byte 60 rows at three blocks instead of two. The patched copy of
 # skinnyperm.cu goes to a temporary folder.
 MORE_BLOCKS = {(1, 40): 4, (1, 44): 4, (1, 46): 4, (1, 50): 4, (1, 51): 4, (1, 60): 3, (1, 64): 3,

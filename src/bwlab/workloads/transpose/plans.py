@@ -448,9 +448,10 @@ def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool 
 # Tall short sides from which misaligned output rows take the misaligned tile kernel (tileWhole for 4 bytes)
 # rather than skinnyTile. On the H200 (256 MiB, long side odd; benchmarks/h200/transpose/skinny-whole,
 # two runs of two rounds, every output checked), tileWhole's 64x64 tile ran ahead of skinnyTile at every
-# float32 short side from 50 to 64 columns in both runs (+0.4 to +4.4 points of a copy: 64 columns
-# 87.3 -> 89.8% and 85.7 -> 90.1%), level at 48 and 49 and behind below (33 columns 80% against 90%).
-# 2- and 8-byte elements' misaligned kernels were behind at every tall short side from 17 to 64.
+# float32 short side from 50 to 64 columns in the mean of the two runs (+0.5 to +3.4 points of a copy:
+# 64 columns 87.3 -> 89.8% and 85.7 -> 90.1%), level at 48 and 49 and behind below (33 columns 80%
+# against 90%). 2- and 8-byte elements' misaligned kernels were behind at nearly every tall short side
+# from 17 to 64 (level at a few, 0.65 points ahead at 2-byte 58 columns).
 WHOLE_TALL_FROM = {4: 50}
 
 
