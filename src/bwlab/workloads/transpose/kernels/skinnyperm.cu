@@ -266,13 +266,14 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
 // dispatcher picks, told how many blocks per SM to fit:
 //  - below what they need, so they spill (1-byte 23 rows: 64 registers under NVRTC 13.0): told
 //    that fewer blocks are enough, they take what they need;
-//  - above 168, so that only two blocks of 128 fit an SM (1-byte 60 and 64 rows: 196-200
-//    registers; 2-byte 62: 184): held to three blocks (168 registers; a few bytes spilled at 1-byte
-//    60 rows), on the H200 (benchmarks/h200/transpose/skinny-whole, two runs) 1-byte 60 rows ran
-//    at 86.8-87.3% of a copy -> 89.1-89.5%, 64 rows 85.8 -> 89.8-89.9%, 2-byte 62 rows 85.0-85.2 ->
-//    89.0-90.0%. 2-byte 60 rows, held to two blocks while NVRTC 13.5 spilled at 168 registers
-//    left alone, holds 205 at two; at three it takes 168 without spilling: 83.8 -> 90.3%. One block
-//    more an SM at ten other sides gained at most 0.6 points and lost up to 2.3.
+//  - above 168, so that only two blocks of 128 fit an SM (2-byte 60 rows, 205 registers where it
+//    was told two blocks because NVRTC 13.5 left alone spilled at 168; 2-byte 62, 184): held to
+//    three, 168 registers without spilling. On the H200 (benchmarks/h200/transpose/skinny-whole,
+//    two runs) 2-byte 62 rows ran at 85.0-85.2% of a copy -> 89.0-90.0%, 60 rows 83.8 -> 90.3%.
+//    1-byte 60 and 64 rows (196-200 registers) gained as much there (87 -> 89.5%, 85.8 -> 89.9%),
+//    but spill 8-16 bytes at three blocks under NVRTC 13.5, and no kernel here spills: they keep
+//    the compiler's choice. One block more an SM at ten other sides gained at most 0.6 points and
+//    lost up to 2.3.
 // The others keep the compiler's own choice: told to fit fewer blocks than they do, the widest
 // took 25-30% more registers and lost up to 10 points of memcpy on the H200.
 #define WIDE_PERM_BLOCKS(E_, S_, K_, BLOCKS)                                                      \
@@ -283,8 +284,6 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   }
 WIDE_PERM_BLOCKS(2, 60, 2, 3)
 WIDE_PERM_BLOCKS(1, 23, 2, 4)
-WIDE_PERM_BLOCKS(1, 60, 2, 3)
-WIDE_PERM_BLOCKS(1, 64, 2, 3)
 WIDE_PERM_BLOCKS(2, 62, 2, 3)
 
 // n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
