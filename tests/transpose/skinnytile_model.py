@@ -15,7 +15,7 @@ import numpy as np
 
 from bwlab.workloads.transpose import plans
 
-THREADS, LOADS = 256, 9
+THREADS, LOADS, LOADS_HALO = 256, 9, 13
 ZERO = -1    # a byte a guarded load returned as zero (outside the input)
 UNSET = -2   # shared memory never written by this block
 
@@ -67,7 +67,8 @@ def _record(res: Result, what: str, addrs: np.ndarray, active: np.ndarray, size:
             res.accesses.append(Access(what, np.where(active[sl], addrs[sl], -1), size))
 
 
-def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = False) -> Result:
+def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = False, out16: int = 0) -> Result:
+    """out16: the output's address in 16-byte vectors (what places TALL rows of H > 1 in their spans)."""
     assert tall or not words, "skinnyWords is tall only"
     ve, unit = 16 // E, max(E, 4)
     upv = 16 // unit
@@ -75,19 +76,21 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
     R, V = 1 << rlog, plans.skinnytile_vectors(rlog, words)
     pad, se = gp - 16 * S, S * E
     blocks = plans.skinnytile_tiles(E, S, n, tall, words)
-    loads = LOADS - 1 if words else LOADS
+    H = plans.tall_halo(E, S, tall, words) if tall else 0  # packed groups loaded before the tile's own
+    loads = LOADS - 1 if words else LOADS_HALO if H > 1 else LOADS
     rowbytes, nbytes = n * E, n * S * E
     ids_in = np.arange(nbytes, dtype=np.int64)
     res = Result(np.full(nbytes, UNSET, np.int64), np.zeros(nbytes, np.int64))
     tid = np.arange(THREADS)
     lane, warp = tid & 31, tid >> 5
-    groups = V + (1 if tall else 0)
+    groups = V + H
     nc = groups * S
-    assert groups * gp == smem <= (plans.WORDS_SMEM if words else plans.SKINNYTILE_SMEM)
+    # a tile on 256-byte boundaries may pass 48 KiB by its halo (the launch opts in)
+    assert groups * gp == smem <= (plans.WORDS_SMEM if words else 64 * 1024 if H > 1 else plans.SKINNYTILE_SMEM)
     for t in range(blocks):
         sm = np.full(smem, UNSET, np.int64)
         sm_writes = np.zeros(smem, np.int64)
-        cbase = (t * V - (1 if tall else 0)) * S
+        cbase = (t * V - H) * S
         # TALL, inner_tile: plain loads and stores (asserted below to stay inside the input and the rows)
         inner = tall and t > 0 and (t + 1) * V <= rowbytes >> 4 and cbase >= 0 and 16 * (cbase + nc) <= nbytes
         res.inner_tiles += inner
@@ -153,8 +156,9 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                 row, u = q >> rlog, ((q & (R - 1)) << 5) + lane
                 rs = row * rowbytes
                 d = (rs & 15) // E
-                vi = (rs >> 4) + t * V + u
-                a0 = (u + 1) * gp - pad + row * E - d * se
+                z = (out16 + (rs >> 4)) & (H - 1)  # the row's first vector's place in its span of H
+                vi = (rs >> 4) - z + t * V + u
+                a0 = (u - z + H) * gp - pad + row * E - d * se
                 x = np.full((THREADS, 16), UNSET, np.int64)
                 for k in range(ve):
                     a = a0 + k * se + np.where(k >= d, pad, 0)

@@ -74,6 +74,42 @@ def test_tall_tiles_of_several_load_rounds(e, monkeypatch):
             check_forced(choice, n, s, DT[e], seed=s * 31 + n)
 
 
+@pytest.mark.parametrize("e", sorted(dispatch.TALL_HALO_TASKS))
+def test_tall_tiles_on_256_byte_boundaries_at_every_output_offset(e):
+    """skinnyTile's TALL tiles with each row's vectors counted from a 256-byte boundary of memory
+    (H = 16): the output 16k bytes past such a boundary for every k (the rows' first vectors move
+    to other places in their 256-byte spans, so the tiles' packed windows and clipped ends move with
+    them), at the dispatch's tile for three short sides, tiny, prime and three-tiles-and-a-bit long
+    sides; bit-exact, the rest of the output buffer untouched."""
+    import cupy
+
+    from bwlab.workloads.transpose.calls import launch
+
+    sides = [s for s in range(2, 65) if dispatch.skinnytile_applies(e, s, 10**6 + 1, True, False)
+             and dispatch.tall_halo(e, s, True) > 1]
+    for s in (sides[0], sides[len(sides) // 2], sides[-1]):
+        expression = dispatch.skinnytile_expression(e, True, False, s)
+        assert expression == f"skinnyTile<{e},true,{dispatch.TALL_HALO}>", expression
+        choice = dispatch.Choice("tall-tile", e, dispatch.SKINNYTILE, expression, dispatch.SKINNYTILE_THREADS)
+        for n in _longs(e, s):
+            host = verify.random_host((n, s), DT[e], seed=s * 997 + n + e)
+            want = np.ascontiguousarray(host.T).view(np.uint8).reshape(-1)
+            x = cupy.asarray(host)
+            buf = cupy.empty(want.size + 512, cupy.uint8)
+            base = (-buf.data.ptr) % 256  # buf[base:] starts on a 256-byte boundary
+            for k in range(16):
+                verify.poison(buf)
+                poisoned = buf.get()
+                lo = base + 16 * k
+                launch(choice, x.data.ptr, buf.data.ptr + lo, 1, n, s, x.nbytes, x.device.id,
+                       cupy.cuda.get_current_stream().ptr)
+                got = buf.get()
+                assert np.array_equal(got[lo:lo + want.size], want), (expression, n, s, k)
+                assert np.array_equal(got[:lo], poisoned[:lo]) and np.array_equal(
+                    got[lo + want.size:], poisoned[lo + want.size:]), (expression, n, s, k, "wrote outside")
+            assert verify.compare(x.get(), host).ok
+
+
 @pytest.mark.parametrize("e, asynchronous", [(1, False), (1, True), (2, False), (2, True)])
 def test_words_both_copies_forced(e, asynchronous, monkeypatch):
     """skinnyWords with its tile copied through registers and by cp.async, each forced on every short
@@ -132,9 +168,10 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyWords<1,true,1,true>")  # cp.async
     assert explain(cupy.empty((20_648_881, 13), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 3 bundles, 1 row
     assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2>")
-    assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true>")
-    assert explain(cupy.empty((1_000_003, 50), cupy.float32)).startswith("tileWhole<4,64,64,256>")  # as fast
-    assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinnyTile<4,true>")  # misaligned rows
+    assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true,16>")  # 66 tasks
+    assert explain(cupy.empty((1_000_003, 36), cupy.float32)).startswith("skinnyTile<4,true,16>")  # R x 2
+    assert explain(cupy.empty((1_000_003, 50), cupy.float32)).startswith("skinnyTile<4,true,16>")
+    assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinnyTile<4,true,16>")  # misaligned rows
     assert explain(cupy.empty((1_000_004, 3), cupy.float32)).startswith("skinny<4,3,true,")  # aligned: registers
     assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
     assert explain(cupy.empty((16_777_217, 16), cupy.uint8)).startswith("skinnyWords<1,true>")
@@ -142,7 +179,7 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((34, 1_000_003), cupy.float16)).startswith("widePerm<2,34,2>")
     assert explain(cupy.empty((4, 10_000_000), cupy.uint8)).startswith("widePerm<1,4,2>")
     assert explain(cupy.empty((1_000_003, 3), cupy.uint8)).startswith("tallPerm<1,3,2>")
-    assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true>")  # as fast
+    assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true,16>")  # as fast
 
 
 @pytest.mark.parametrize("shape, kernel", [((130_000_007, 17), "skinnyWords"), ((134_217_731, 16), "skinnyWords")],

@@ -139,14 +139,20 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 64, 4_194_304, "widePerm<1,64,2>"),          # aligned uint8, 64 rows: half a tile of tileAny
     (2, 64, 4_194_304, "tileAny<2,64,128,256>"),     # ... float16: whole tiles, tileAny as before (97%)
     (2, 1_000_001, 16, "skinnyWords<2,true>"),
-    (2, 1_000_001, 32, "skinnyTile<2,true>"),        # tall 2-byte over 16 columns: as fast without
-    (2, 1_000_001, 17, "skinnyTile<2,true>"),
+    (2, 1_000_001, 32, "skinnyTile<2,true,16>"),     # tall 2-byte over 16 columns: as fast without words;
+    (2, 1_000_001, 17, "skinnyTile<2,true,16>"),     # ... rows on 256-byte boundaries (64 and 68 tasks)
+    (2, 1_000_001, 36, "skinnyTile<2,true,16>"),     # ... 36 tasks: on twice the tile
+    (2, 1_000_001, 45, "skinnyTile<2,true>"),        # ... 45: twice would take two rounds of loads
     (2, 34, 1_000_001, "widePerm<2,34,2>"),
     (2, 33, 1_000_001, "widePerm<2,33,2>"),
-    (4, 1_000_001, 16, "skinnyTile<4,true>"),        # 4-byte elements: a word is one element
-    (4, 17, 1_000_001, "skinnyTile<4,false>"),
-    (4, 1_000_001, 3, "skinnyTile<4,true>"),         # tall 4 and 8 bytes, 2-4 columns: misaligned rows...
-    (8, 1_000_001, 2, "skinnyTile<8,true>"),
+    (4, 1_000_001, 16, "skinnyTile<4,true,16>"),     # 4-byte elements: a word is one element
+    (4, 1_000_001, 18, "skinnyTile<4,true,16>"),     # ... 36 tasks: twice the tile
+    (4, 1_000_001, 45, "skinnyTile<4,true,16>"),     # ... 45
+    (8, 1_000_001, 36, "skinnyTile<8,true,16>"),     # 8 bytes from 35 columns whatever the tasks
+    (8, 1_000_001, 9, "skinnyTile<8,true,16>"),      # ... 36 tasks below that: twice the tile
+    (4, 17, 1_000_001, "skinnyTile<4,false>"),       # wide: H = 1 always
+    (4, 1_000_001, 3, "skinnyTile<4,true,16>"),      # tall 4 and 8 bytes, 2-4 columns: misaligned rows...
+    (8, 1_000_001, 2, "skinnyTile<8,true,16>"),
     (4, 1_000_000, 3, "skinny<4,3,true,256>"),       # ... or whole vectors: the register kernel
     (8, 1_000_000, 4, "skinny<8,4,true,256>"),
     (16, 1_000_001, 4, "skinny<16,4,true,256>"),     # 16 bytes: always whole vectors
@@ -154,6 +160,27 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
 ])
 def test_skinny_tiles_chosen(itemsize, rows, cols, want):
     assert dispatch.choose(itemsize, dense(1, rows, cols)).expression == want
+
+
+def test_tall_halo_geometry():
+    """A tall tile on 256-byte boundaries loads 16 groups before its own (shared memory and the
+    tiles' count grow to match); wide tiles and skinnyWords never take it."""
+    for e, s in ((2, 64), (4, 50), (8, 36), (16, 64), (4, 33), (2, 36), (4, 9), (2, 44)):
+        assert dispatch.tall_halo(e, s, True) == dispatch.TALL_HALO
+        rlog, gp, smem = dispatch.skinnytile_geometry(e, s, True)
+        v = dispatch.skinnytile_vectors(rlog)
+        assert smem == (v + dispatch.TALL_HALO) * gp
+        assert (v + dispatch.TALL_HALO) * s <= 14 * 256  # a round of ST_LOADS_HALO loads a thread, then one
+        for n in (1, 1009, v * (16 // e) * 5 + 3):
+            vectors = -(-n * e // 16) + 1  # a row's aligned vectors, at most
+            tiles = dispatch.skinnytile_tiles(e, s, n, True)
+            assert tiles * v >= vectors + dispatch.TALL_HALO - 1 > (tiles - 1) * v
+    # fewer tasks than TALL_HALO_TASKS: twice the tile (2-byte 36 columns: R = 2, 72 tasks), unless
+    # its loads would take a second round (45 columns: H = 1 on the rule's tile)
+    assert dispatch.skinnytile_geometry(2, 36, True) == (1, 580, 80 * 580)
+    assert dispatch.tall_halo(2, 45, True) == 1 and dispatch.skinnytile_geometry(2, 45, True) == (0, 724, 33 * 724)
+    assert dispatch.tall_halo(4, 64, False) == 1 and dispatch.tall_halo(1, 64, True, True) == 1
+    assert dispatch.tall_halo(1, 64, True) == 1  # no rule for 1-byte elements (skinnyWords)
 
 
 def test_merge_batch():
@@ -291,8 +318,6 @@ def test_launch_geometry_covers_the_work():
                 continue  # test_perm_geometry
             if c.kind not in ("tall-tile", "wide-tile") and (16 in (rows, cols) or 64 in (rows, cols)):
                 continue  # a short side of 16 or 64 may fill whole tiles of tileAny
-            if c.kind == "whole" and cols >= dispatch.WHOLE_TALL_FROM.get(e, 65):
-                continue  # tall float32 from 50 columns: tileWhole (test_when_skinnytile_applies)
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
             short, n = (cols, rows) if tall else (rows, cols)
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
@@ -443,13 +468,10 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
     (4, 1, 1000, True, False, False),          # one column: a copy
     (4, 65, 1000, True, False, False),         # over 64: the tile kernels
     (4, 17, 64, True, False, False),           # both sides short: the tile kernels
-    (4, 50, 1_342_177, True, False, False),    # tall float32, 50-64 columns, output rows misaligned: tileWhole
-    (4, 64, 1_048_577, True, False, False),
-    (4, 64, 1_048_578, True, False, False),    # (rows 8 bytes off the 16-byte grid)
-    (4, 49, 1_369_569, True, False, True),     # ... 49 columns: skinnyTile
-    (4, 50, 1_342_176, True, False, True),     # ... output rows on the grid: skinnyTile
-    (8, 64, 524_289, True, False, True),       # ... 8-byte elements: skinnyTile
-    (4, 64, 1_048_577, False, False, True),    # ... wide: skinnyTile
+    (4, 50, 1_342_177, True, False, True),     # tall float32, 50-64 columns, output rows misaligned: skinnyTile
+    (4, 64, 1_048_577, True, False, True),
+    (8, 64, 524_289, True, False, True),
+    (4, 64, 1_048_577, False, False, True),    # ... wide
 ])
 def test_when_skinnytile_applies(e, short, long, tall, aligned, want):
     assert dispatch.skinnytile_applies(e, short, long, tall, aligned) is want

@@ -41,10 +41,16 @@ ODD_SHORTS = (5, 6, 7, 9, 10, 11, 17, 31, 33, 63)  # tall uint8 skinnyWords: bun
 CASES += [(1, s, n, True, True) for s in ODD_SHORTS for n in _longs(1, s, True)]
 
 
+# tall tiles on 256-byte boundaries (H = 16), the output at other places in a 256-byte span
+CASES += [(e, s, n, True, False, out16) for e, s in ((2, 64), (4, 17), (8, 36), (16, 50), (2, 36), (4, 9), (2, 44))
+          for n in _longs(e, s) for out16 in (1, 7, 15)]
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda v: str(v))
 def test_every_output_byte_once_from_the_right_input_byte(case):
-    e, s, n, tall, *words = case
-    res = model.run(e, s, n, tall, record=False, words=bool(words))
+    e, s, n, tall, *rest = case
+    words, out16 = (rest + [False, 0])[:2]
+    res = model.run(e, s, n, tall, record=False, words=bool(words), out16=out16)
     want = model.expected(e, s, n, tall)
     assert (res.writes == 1).all(), f"bytes written {sorted(set(res.writes.tolist()))} times"
     if tall and n > 2 * positions_per_tile(e, s, bool(words)):  # the plain path of inner tiles was taken
@@ -113,8 +119,11 @@ def test_geometry_fits_the_kernel(e):
         for tall in (True, False):
             rlog, gp, smem = dispatch.skinnytile_geometry(e, s, tall)
             r = 1 << rlog
-            assert smem <= dispatch.SKINNYTILE_SMEM and s * r <= max(64, s) * (2 if tall else 1)
-            if tall and s * r > max(64, s):  # a balanced tile: one grown to keep the warps busier
+            h = dispatch.tall_halo(e, s, tall)
+            limit = 64 * 1024 if h > 1 else dispatch.SKINNYTILE_SMEM  # 256-byte tiles opt in past 48 KiB
+            assert smem <= limit and s * r <= max(64, s) * (2 if tall else 1) * (2 if h > 1 else 1)
+            h = dispatch.tall_halo(e, s, tall)
+            if tall and s * r > max(64, s) and h == 1:  # a balanced tile: one grown to keep the warps busier
                 assert e in dispatch.TILE_BALANCED and dispatch.warps_busy(s * r) > dispatch.warps_busy(s * r // 2)
             if dispatch.skinnytile_words(e, s, tall):  # skinnyWords (tall only): 31R vectors, 8 loads a round
                 wlog, _, w_smem = dispatch.skinnytile_geometry(e, s, tall, True)
@@ -122,7 +131,8 @@ def test_geometry_fits_the_kernel(e):
                 base = max(b for b in range(7) if (1 << b) * s <= max(64, s)
                            and (32 * (1 << b) + 1) * gp <= dispatch.SKINNYTILE_SMEM)  # skinnyTile's rule, unbalanced
                 assert wlog >= base  # the rule's tile, or a larger one
-            assert (32 * r + 1) * s <= model.LOADS * model.THREADS  # TALL: one batch of loads per thread
+            # TALL: one round of loads a thread (H = 16: then at most one vector more)
+            assert (32 * r + h) * s <= (model.LOADS_HALO + 1 if h > 1 else model.LOADS) * model.THREADS
             assert tall or s * r <= 8 * (model.THREADS // 32)         # WIDE: 8 row tasks per warp
             unit = max(e, 4)
             assert gp % unit == 0 and (gp // unit) % 2 == 1

@@ -277,11 +277,56 @@ def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short:
     fourth where its tile is copied in by cp.async (`asynchronous`; None: as words_async says for
     `short`, a short side of 0 meaning through registers)."""
     m = (short * itemsize) % 4 if words else 0
+    halo = tall_halo(itemsize, short, tall, words)
+    if halo > 1:
+        return f"skinnyTile<{itemsize},true,{halo}>"
     if asynchronous is None:
         asynchronous = words and short > 0 and words_async(itemsize, short)
     if words and asynchronous:
         return f"skinnyWords<{itemsize},true,{m},true>"
     return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}{f',{m}' if m else ''}>"
+
+
+# skinnyTile's TALL tiles count each long row's vectors from a 256-byte boundary of memory (H = 16
+# vectors, the kernel's third parameter: no 256-byte span of the output is written by two blocks, at the
+# cost of 16 more packed groups loaded a tile). Why: a copy kernel whose blocks each wrote 64 segments of
+# 512 bytes ran at 92.3% of memcpy on the H200 with every segment on a 256-byte boundary, at 85-86.6%
+# with them 16 bytes off (benchmarks/h200/transpose/skinny-whole/segments-pad*.txt).
+#  - On the tile the rule above picks where it has at least TALL_HALO_TASKS warp tasks (short side x
+#    R), or from TALL_HALO_FROM columns: against the dispatch before, on every tall short side skinnyTile
+#    takes, 256 MiB, long side odd (tall-align/every.txt, mean of two rounds), +0.2 to +6.6 points of a
+#    copy (2-byte 60 columns 86.6 -> 91.9%, 8-byte 62 87.1 -> 93.6%, 16-byte 50 87.8 -> 94.2%) but
+#    2-byte 48 columns (-0.3). With fewer tasks it ran up to 3.4 points slower (36 tasks), but for 8- and
+#    16-byte tiles of R = 1 (+1.0 to +3.2 at 35-40 columns).
+#  - Elsewhere on a tile of twice the vectors a row (R x 2), where that tile's packed vectors take one
+#    round of loads a thread and at most one vector more (TALL_GROW_VECTORS): +0.2 to +8.8 points at
+#    every such side measured (tall-align/grow.txt: 2-byte 9 columns 87.2 -> 95.9%, 36 84.2 -> 92.8%;
+#    4-byte 36 87.6 -> 94.4%). Past that (2-byte 45-48 columns, a second round of 13 loads) it lost up
+#    to 1.9: those keep H = 1.
+TALL_HALO = 16
+TALL_HALO_TASKS = {2: 49, 4: 45, 8: 41, 16: 41}
+TALL_HALO_FROM = {8: 35, 16: 35}
+TALL_GROW_VECTORS = 14 * SKINNYTILE_THREADS  # skinnytile.cu's ST_LOADS_HALO a thread, then one
+
+
+def _tall_tile(itemsize: int, short: int, tall: bool, words: bool, gp: int) -> tuple[int, int]:
+    """(H, rlog) of a skinnyTile or skinnyWords tile (H = 1 but for skinnyTile's TALL tiles above)."""
+    rlog = _skinnytile_rlog(itemsize, short, tall, words, gp)
+    if not tall or words or itemsize not in TALL_HALO_TASKS:
+        return 1, rlog
+    if short << rlog >= TALL_HALO_TASKS[itemsize] or short >= TALL_HALO_FROM.get(itemsize, 1 << 30):
+        return TALL_HALO, rlog
+    if (skinnytile_vectors(rlog + 1) + TALL_HALO) * short <= TALL_GROW_VECTORS:
+        return TALL_HALO, rlog + 1
+    return 1, rlog
+
+
+def tall_halo(itemsize: int, short: int, tall: bool, words: bool = False) -> int:
+    """skinnyTile's H: the packed groups a TALL tile loads before its own (1, or TALL_HALO where its
+    rows' vectors start on 256-byte boundaries of memory)."""
+    if not 1 <= short <= SKINNYTILE_MAX:
+        return 1
+    return _tall_tile(itemsize, short, tall, words, skinnytile_pitch(itemsize, short))[0]
 
 
 def is_words(choice: "Choice") -> bool:
@@ -308,12 +353,17 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
     if words and not skinnytile_words(itemsize, short, tall):
         raise ValueError(f"skinnyWords does not take a short side of {short} {itemsize}-byte elements")
     gp = skinnytile_pitch(itemsize, short)
+    halo, rlog = _tall_tile(itemsize, short, tall, words, gp)
+    return rlog, gp, (skinnytile_vectors(rlog, words) + (halo if tall else 0)) * gp
+
+
+def _skinnytile_rlog(itemsize: int, short: int, tall: bool, words: bool, gp: int) -> int:
     rlog = _rule_rlog(short, gp, tall)
     if words:
-        rlog = async_rlog(gp) if words_async(itemsize, short) else words_rlog(itemsize, short, rlog, gp)
-    elif tall and itemsize in TILE_BALANCED:
-        rlog = tile_rlog(short, rlog, gp)
-    return rlog, gp, (skinnytile_vectors(rlog, words) + tall) * gp
+        return async_rlog(gp) if words_async(itemsize, short) else words_rlog(itemsize, short, rlog, gp)
+    if tall and itemsize in TILE_BALANCED:
+        return tile_rlog(short, rlog, gp)
+    return rlog
 
 
 def _rule_rlog(short: int, gp: int, tall: bool) -> int:
@@ -440,19 +490,14 @@ def skinnytile_vectors(rlog: int, words: bool = False) -> int:
 
 def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool = False) -> int:
     """Blocks of skinnyTile: TALL covers every long row's aligned vectors (at most
-    ceil(n*E/16) + 1 per row), WIDE the n packed positions."""
+    ceil(n*E/16) + 1 per row, counted from up to H - 1 vectors before the row), WIDE the n packed
+    positions."""
     v = skinnytile_vectors(skinnytile_geometry(itemsize, short, tall, words)[0], words)
-    return cdiv(cdiv(n * itemsize, 16) + 1, v) if tall else cdiv(n, v * (16 // itemsize))
+    if not tall:
+        return cdiv(n, v * (16 // itemsize))
+    return cdiv(cdiv(n * itemsize, 16) + tall_halo(itemsize, short, tall, words), v)  # from up to H - 1 before
 
 
-# Tall short sides from which misaligned output rows take the misaligned tile kernel (tileWhole for 4 bytes)
-# rather than skinnyTile. On the H200 (256 MiB, long side odd; benchmarks/h200/transpose/skinny-whole,
-# two runs of two rounds, every output checked), tileWhole's 64x64 tile ran ahead of skinnyTile at every
-# float32 short side from 50 to 64 columns in the mean of the two runs (+0.5 to +3.4 points of a copy:
-# 64 columns 87.3 -> 89.8% and 85.7 -> 90.1%), level at 48 and 49 and behind below (33 columns 80%
-# against 90%). 2- and 8-byte elements' misaligned kernels were behind at nearly every tall short side
-# from 17 to 64 (level at a few, 0.65 points ahead at 2-byte 58 columns).
-WHOLE_TALL_FROM = {4: 50}
 
 
 def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
@@ -468,12 +513,11 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
       short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
       tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%), and uint8 wide
-      matrices of at least half a tile's rows (72% at 64 rows);
-    - tall 4-byte matrices with WHOLE_TALL_FROM or more columns whose output rows do not start on
-      16-byte boundaries, which take tileWhole (misaligned_choice)."""
+      matrices of at least half a tile's rows (72% at 64 rows).
+    (Tall float32 from 50 columns with misaligned output rows took tileWhole's 64x64 tile for a while,
+    0.5-3.4 points ahead of skinnyTile then; skinnyTile's 256-byte-aligned rows (TALL_HALO) ran 2.9-4.9
+    ahead of tileWhole at every such side, benchmarks/h200/transpose/tall-align/every.txt.)"""
     if not 2 <= short <= SKINNYTILE_MAX < long or (tall and short in SKINNY_KEEP_TALL[itemsize]):
-        return False
-    if tall and short >= WHOLE_TALL_FROM.get(itemsize, SKINNYTILE_MAX + 1) and long * itemsize % 16:
         return False
     if not aligned_extents:
         return True
@@ -539,6 +583,7 @@ def expressions() -> dict[Path, list[str]]:
             # skinnyWords is tall only (the forced GPU tests run exactly these instantiations)
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
                          for w in ((False, True) if e < 4 else (False,)) if t or e >= 4]
+            + [f"skinnyTile<{e},true,{TALL_HALO}>" for e in TALL_HALO_TASKS]  # tall tiles on 256-byte boundaries
             + [skinnytile_expression(1, True, True, s, False) for s in (5, 6, 7)]  # short % 4 = 1, 2, 3
             + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
                       for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)}),

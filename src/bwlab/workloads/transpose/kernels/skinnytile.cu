@@ -38,6 +38,7 @@
 
 constexpr int ST_THREADS = 256;
 constexpr int ST_LOADS = 9;  // packed vectors per thread: all of a tile's loads in flight at once
+constexpr int ST_LOADS_HALO = 13;  // the same for TALL tiles of H > 1 groups before their own (see skinnyTile)
 
 template <int E> struct Piece;  // an element's bits in registers
 template <> struct Piece<1> { typedef unsigned char T; };
@@ -237,24 +238,27 @@ __device__ __forceinline__ bool inner_tile(const byte* in, i64 t, int V, i64 row
   return t > 0 && (t + 1) * V <= (rowbytes >> 4) && a + 16 * (u64)cbase >= in_lo && a + 16 * (u64)(cbase + NC) <= in_hi;
 }
 
-// TALL: tile blockIdx.x (INNER: an inner tile, no guards or clipping).
-template <int E, bool INNER>
+// TALL: tile blockIdx.x (INNER: an inner tile, no guards or clipping). H: see skinnyTile.
+template <int E, bool INNER, int H>
 __device__ __forceinline__ void tall_tile(const byte* __restrict__ in, byte* __restrict__ out, byte* sm, i64 n, int S,
                                           int rlog, int gp, u64 in_lo, u64 in_hi) {
   constexpr int VE = 16 / E;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int R = 1 << rlog, V = 32 << rlog, SE = S * E, pad = gp - 16 * S;
   const i64 t = blockIdx.x, rowbytes = n * E;
-  const int NC = (V + 1) * S;
-  const i64 cbase = (t * V - 1) * S;
-  tile_to_shared<E, ST_LOADS, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
+  const int NC = (V + H) * S;
+  const i64 cbase = (t * V - H) * S;
+  const u64 o16 = reinterpret_cast<u64>(out) >> 4;
+  tile_to_shared<E, (H > 1 ? ST_LOADS_HALO : ST_LOADS), INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   // Row side: task q = (row, block of 32 vectors); lane u gathers VE elements, one store.
   for (int q = warp; q < S * R; q += ST_THREADS / 32) {
     const int row = q >> rlog, u = ((q & (R - 1)) << 5) + lane;
     const i64 rs = row * rowbytes;  // the row's first byte (relative to out)
     const int d = (int)(rs & 15) / E;
-    const i64 vi = (rs >> 4) + t * V + u;  // global vector index
-    const int a0 = (u + 1) * gp - pad + row * E - d * SE;
+    // z: the row's first vector's place in its 16H-byte span of memory (0 for H = 1)
+    const int z = (int)((o16 + (u64)(rs >> 4)) & (H - 1));
+    const i64 vi = (rs >> 4) - z + t * V + u;  // global vector index
+    const int a0 = (u - z + H) * gp - pad + row * E - d * SE;
     uint4 x = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
     for (int k = 0; k < VE; ++k) {
@@ -268,11 +272,15 @@ __device__ __forceinline__ void tall_tile(const byte* __restrict__ in, byte* __r
 
 // n: the long side; S: the short side (2..64); rlog: log2 of R (32R vectors per row per
 // tile); gp: the group pitch in bytes; in_lo / in_hi: the input's bytes (loads stay inside).
-template <int E, bool TALL>
+// H (TALL, a power of two): a tile's 32R vectors of a row start on a 16H-byte boundary of memory
+// (H = 16: 256 bytes), so that no 16H-byte span is written by two blocks; its packed side then
+// starts H groups before P0 instead of one. H = 1: the row's own vectors, 32R*t on.
+template <int E, bool TALL, int H = 1>
 // WIDE: 4 blocks of 256 threads per SM (<= 64 registers); TALL holds 9 vectors per thread: 3 blocks
 __global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
 skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
            u64 in_hi) {
+  static_assert(H >= 1 && (H & (H - 1)) == 0 && (TALL || H == 1), "H: a power of two, tall only");
   constexpr int VE = 16 / E;
   extern __shared__ __align__(16) byte sm[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -280,16 +288,16 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
   const int SE = S * E, pad = gp - 16 * S;
   const i64 t = blockIdx.x;
   const i64 rowbytes = n * E;
-  const int NC = (V + (TALL ? 1 : 0)) * S;  // packed vectors of the tile
-  // global index of the tile's first packed vector (TALL: one group before P0; may be < 0)
-  const i64 cbase = (t * V - (TALL ? 1 : 0)) * S;
+  const int NC = (V + (TALL ? H : 0)) * S;  // packed vectors of the tile
+  // global index of the tile's first packed vector (TALL: H groups before P0; may be < 0)
+  const i64 cbase = (t * V - (TALL ? H : 0)) * S;
 
   if (TALL) {
     // 16-byte elements keep the guarded path everywhere: holding all 9 plain loads at once spills
     if (E < 16 && inner_tile(in, t, V, rowbytes, cbase, NC, in_lo, in_hi))
-      tall_tile<E, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+      tall_tile<E, true, H>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
     else
-      tall_tile<E, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+      tall_tile<E, false, H>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
   } else {
     // Row side: vectors 0..V-1 of each row (tasks of 32), and vector V of the misaligned rows.
     uint4 v[ST_LOADS - 1];
