@@ -70,3 +70,22 @@ def test_release_cached_memory_empties_the_pools_of_imported_libraries_only(monk
     cuda.is_initialized = lambda: False  # torch without CUDA started holds nothing
     release_cached_memory()
     assert calls == []
+
+
+def test_torch_stream_wraps_the_default_stream_faithfully(monkeypatch):
+    """torch.cuda.ExternalStream(0) gives a fresh pool stream, not the default stream: torch_stream
+    uses get_stream_from_external where torch has it, else default_stream for 0 (no GPU needed: a
+    stand-in torch module records the calls)."""
+    import sys
+    import types
+
+    from bwlab.core.arrays import torch_stream
+
+    calls = []
+    cuda = types.SimpleNamespace(default_stream=lambda d: calls.append(("default", d)) or "S0",
+                                 ExternalStream=lambda h, device: calls.append(("external", h, device)) or "SX")
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+    assert torch_stream(0, 1) == "S0" and torch_stream(1234, 1) == "SX"
+    assert calls == [("default", 1), ("external", 1234, 1)]
+    cuda.get_stream_from_external = lambda h, d: ("wrapped", h, d)
+    assert torch_stream(0, 1) == ("wrapped", 0, 1) and torch_stream(1234, 1) == ("wrapped", 1234, 1)

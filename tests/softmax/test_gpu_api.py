@@ -63,6 +63,47 @@ def test_strided_inputs(view, seed):
         same_as_torch(got, torch.softmax(x, dim), "float32", torch.softmax(x.double(), dim))
 
 
+@pytest.mark.parametrize("explicit", [False, True])
+def test_strided_copy_and_workspace_on_the_launch_stream(explicit, monkeypatch):
+    """A strided x's contiguous copy (and, with stream= given, the workspace) is made on the stream
+    the kernels run on, also when that is torch's default stream, handle 0
+    (torch.cuda.ExternalStream(0) would be a pool stream, unordered with it)."""
+    from bwlab.core import launch as core_launch
+    from bwlab.workloads.softmax import calls
+
+    made, launched = [], []
+    wrap = calls.torch_stream
+    monkeypatch.setattr(calls, "torch_stream", lambda h, d: made.append(wrap(h, d)) or made[-1])
+    run = core_launch.PackedLaunch.__call__
+    monkeypatch.setattr(core_launch.PackedLaunch, "__call__",
+                        lambda self, stream, *a: launched.append(stream) or run(self, stream, *a))
+    s0 = torch.cuda.default_stream()
+    assert s0.cuda_stream == 0
+    x = torch.randn(64, 96, 40, device="cuda")[:, 1:-1, 3:]  # dims 0 and 1: colsChunks, with a workspace
+    with torch.cuda.stream(s0):
+        for dim in range(3):
+            got = bwlab.softmax(x, dim, stream=s0 if explicit else None)
+            same_as_torch(got, torch.softmax(x, dim), "float32", torch.softmax(x.double(), dim))
+    assert launched and set(launched) == {0}, launched
+    assert len(made) >= 3 and {s.cuda_stream for s in made} == {0}, [s.cuda_stream for s in made]
+
+
+def test_strided_copy_waits_for_the_callers_work():
+    """The copy of a strided x runs after the caller's pending writes to it on the default stream:
+    x is filled behind a 50 ms sleep on stream 0, then transposed softmax'ed at once; a copy on any
+    other stream would read the old zeros (every probability 1/L)."""
+    base = torch.zeros(64, 96, 40, device="cuda")
+    new = torch.randn(64, 96, 40, device="cuda")
+    torch.cuda.synchronize()
+    torch.cuda._sleep(100_000_000)  # about 50 ms of GPU time on stream 0
+    base.copy_(new)
+    x = base.permute(2, 0, 1)
+    got = [bwlab.softmax(x, d) for d in range(3)]
+    for d in range(3):
+        want = torch.softmax(new.permute(2, 0, 1).double(), d)
+        same_as_torch(got[d], torch.softmax(new.permute(2, 0, 1), d), "float32", want)
+
+
 def test_cupy_negative_strides_and_kind():
     cupy = pytest.importorskip("cupy")
     a = cupy.random.standard_normal((50, 70), dtype=cupy.float32)[::-1, ::-2]

@@ -132,6 +132,22 @@ def stream_ptr(stream, x: Operand) -> int:
     raise TypeError(f"stream must be a CuPy or torch stream or a cudaStream_t int, got {type(stream).__name__}")
 
 
+def torch_stream(handle: int, device):
+    """torch's stream object for the raw cudaStream_t `handle` on `device`, to enter with
+    `torch.cuda.stream(...)` so that torch's own work (a copy, an allocation) lands on the stream
+    a kernel is launched on. Not `torch.cuda.ExternalStream(handle)` alone: given 0, the legacy
+    default stream, it returns a fresh stream from torch's pool instead (pytorch/pytorch#182960),
+    whose work is not ordered with the default stream's."""
+    import torch
+
+    wrap = getattr(torch.cuda, "get_stream_from_external", None)  # torch >= 2.7: faithful for 0 too
+    if wrap is not None:
+        return wrap(handle, device)
+    if handle == 0:
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(handle, device=device)
+
+
 def new_like(x: Operand, shape: tuple[int, ...]):
     """An uninitialised C-contiguous array of x's kind, dtype and device."""
     if x.kind == "torch":

@@ -18,7 +18,7 @@ from typing import Callable
 
 from ...core import launch as core_launch
 from ...core.arrays import (Operand, as_operand, current_stream, is_dense, new_like, new_result, signature,
-                               stream_ptr)
+                               stream_ptr, torch_stream)
 from . import plans
 from .launch import clusters_fit, runner, team_blocks
 
@@ -60,7 +60,7 @@ def contiguous(x: Operand, stream: int) -> Operand:
     if x.kind == "torch":
         import torch
 
-        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.obj.device)):
+        with torch.cuda.stream(torch_stream(stream, x.obj.device)):
             return as_operand(x.obj.contiguous(), x.what)
     import cupy
 
@@ -122,7 +122,7 @@ def _workspace(kind: str, obj, device: int, nbytes: int, stream: int, current: b
     if kind == "torch":
         import torch
 
-        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=obj.device)):
+        with torch.cuda.stream(torch_stream(stream, obj.device)):
             return torch.empty(nbytes, dtype=torch.uint8, device=obj.device)
     import cupy
 
@@ -249,9 +249,11 @@ def explain(x, dim: int = -1, log: bool = False, backward: bool = False) -> str:
     xo = as_operand(x, "x")
     dtype = dtype_name(xo)
     _, N, L, M = split(xo.shape, dim)
-    aligned = is_dense(xo.shape, xo.strides) and xo.ptr % 16 == 0
+    dense = is_dense(xo.shape, xo.strides)
+    # a strided x runs on its contiguous copy, a new allocation (aligned, as a new result is)
+    aligned = xo.ptr % 16 == 0 if dense else True
     p = plans.Problem(N, L, M, dtype, "backward" if backward else "forward", log, aligned)
     c = plan_for(p, xo.device).choice
     axis = "last axis" if M == 1 else f"strided axis (stride {M})"
-    copy = "" if is_dense(xo.shape, xo.strides) else "; x is copied to a contiguous array first"
+    copy = "" if dense else "; x is copied to a contiguous array first"
     return f"{c.kernel} ({c.why}) on [{N}, {L}, {M}], {axis}{copy}"

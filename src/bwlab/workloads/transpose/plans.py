@@ -294,12 +294,12 @@ def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short:
 # with them 16 bytes off (benchmarks/h200/transpose/skinny-whole/segments-pad*.txt).
 #  - On the tile the rule above picks where it has at least TALL_HALO_TASKS warp tasks (short side x
 #    R), or from TALL_HALO_FROM columns: against the dispatch before, on every tall short side skinnyTile
-#    takes, 256 MiB, long side odd (tall-align/every.txt, mean of two rounds), +0.2 to +6.6 points of a
-#    copy (2-byte 60 columns 86.6 -> 91.9%, 8-byte 62 87.1 -> 93.6%, 16-byte 50 87.8 -> 94.2%) but
-#    2-byte 48 columns (-0.3). With fewer tasks it ran up to 3.4 points slower (36 tasks), but for 8- and
-#    16-byte tiles of R = 1 (+1.0 to +3.2 at 35-40 columns).
+#    takes, 256 MiB, long side odd (tall-align/every.txt, mean of two rounds), +0.5 to +6.6 points of a
+#    copy at every such side (2-byte 60 columns 86.6 -> 91.9%, 8-byte 62 87.1 -> 93.6%, 16-byte 50
+#    87.8 -> 94.2%). With fewer tasks it ran up to 3.4 points slower (36 tasks), but for 8- and 16-byte
+#    tiles of R = 1 (+1.0 to +3.2 at 35-40 columns).
 #  - Elsewhere on a tile of twice the vectors a row (R x 2), where that tile's packed vectors take one
-#    round of loads a thread and at most one vector more (TALL_GROW_VECTORS): +0.2 to +8.8 points at
+#    round of loads a thread and at most one vector more (TALL_GROW_VECTORS): +0.15 to +8.8 points at
 #    every such side measured (tall-align/grow.txt: 2-byte 9 columns 87.2 -> 95.9%, 36 84.2 -> 92.8%;
 #    4-byte 36 87.6 -> 94.4%). Past that (2-byte 45-48 columns, a second round of 13 loads) it lost up
 #    to 1.9: those keep H = 1.
@@ -515,7 +515,7 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
       tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%), and uint8 wide
       matrices of at least half a tile's rows (72% at 64 rows).
     (Tall float32 from 50 columns with misaligned output rows took tileWhole's 64x64 tile for a while,
-    0.5-3.4 points ahead of skinnyTile then; skinnyTile's 256-byte-aligned rows (TALL_HALO) ran 2.9-4.9
+    0.5-3.4 points ahead of skinnyTile then; skinnyTile's 256-byte-aligned rows (TALL_HALO) ran 2.8-5.0
     ahead of tileWhole at every such side, benchmarks/h200/transpose/tall-align/every.txt.)"""
     if not 2 <= short <= SKINNYTILE_MAX < long or (tall and short in SKINNY_KEEP_TALL[itemsize]):
         return False
