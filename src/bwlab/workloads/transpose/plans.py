@@ -492,12 +492,11 @@ def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool 
     """Blocks of skinnyTile: TALL covers every long row's aligned vectors (at most
     ceil(n*E/16) + 1 per row, counted from up to H - 1 vectors before the row), WIDE the n packed
     positions."""
-    v = skinnytile_vectors(skinnytile_geometry(itemsize, short, tall, words)[0], words)
+    rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
+    v = skinnytile_vectors(rlog, words)
     if not tall:
         return cdiv(n, v * (16 // itemsize))
-    return cdiv(cdiv(n * itemsize, 16) + tall_halo(itemsize, short, tall, words), v)  # from up to H - 1 before
-
-
+    return cdiv(cdiv(n * itemsize, 16) + smem // gp - v, v)  # smem // gp - v: the tile's H
 
 
 def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:

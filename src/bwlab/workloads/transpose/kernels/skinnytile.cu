@@ -276,7 +276,7 @@ __device__ __forceinline__ void tall_tile(const byte* __restrict__ in, byte* __r
 // (H = 16: 256 bytes), so that no 16H-byte span is written by two blocks; its packed side then
 // starts H groups before P0 instead of one. H = 1: the row's own vectors, 32R*t on.
 template <int E, bool TALL, int H = 1>
-// WIDE: 4 blocks of 256 threads per SM (<= 64 registers); TALL holds 9 vectors per thread: 3 blocks
+// WIDE: 4 blocks of 256 threads per SM (<= 64 registers); TALL holds 9 vectors per thread (13 for H > 1): 3 blocks
 __global__ void __launch_bounds__(ST_THREADS, TALL ? 3 : 4)
 skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
            u64 in_hi) {
