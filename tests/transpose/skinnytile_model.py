@@ -16,7 +16,6 @@ import numpy as np
 from bwlab.workloads.transpose import plans
 
 THREADS, LOADS, LOADS_HALO = 256, 9, 13
-WORDS_HALO_SMEM = 227 * 1024  # a block's shared memory on sm_90, opted in
 ZERO = -1    # a byte a guarded load returned as zero (outside the input)
 UNSET = -2   # shared memory never written by this block
 
@@ -74,10 +73,10 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
     ve, unit = 16 // E, max(E, 4)
     upv = 16 // unit
     rlog, gp, smem = plans.skinnytile_geometry(E, S, tall, words)
-    H = plans.tall_halo(E, S, tall, words) if tall else 0  # packed groups loaded before the tile's own
-    R, V = 1 << rlog, plans.skinnytile_vectors(rlog, words, H)
+    R, V = 1 << rlog, plans.skinnytile_vectors(rlog, words)
     pad, se = gp - 16 * S, S * E
     blocks = plans.skinnytile_tiles(E, S, n, tall, words)
+    H = plans.tall_halo(E, S, tall, words) if tall else 0  # packed groups loaded before the tile's own
     loads = LOADS - 1 if words else LOADS_HALO if H > 1 else LOADS
     rowbytes, nbytes = n * E, n * S * E
     ids_in = np.arange(nbytes, dtype=np.int64)
@@ -87,8 +86,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
     groups = V + H
     nc = groups * S
     # a tile on 256-byte boundaries may pass 48 KiB by its halo (the launch opts in)
-    assert groups * gp == smem <= (WORDS_HALO_SMEM if words and H > 1 else plans.WORDS_SMEM if words
-                                   else 64 * 1024 if H > 1 else plans.SKINNYTILE_SMEM)
+    assert groups * gp == smem <= (plans.WORDS_SMEM if words else 64 * 1024 if H > 1 else plans.SKINNYTILE_SMEM)
     for t in range(blocks):
         sm = np.full(smem, UNSET, np.int64)
         sm_writes = np.zeros(smem, np.int64)
@@ -115,7 +113,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
             # rounds of `loads` per thread while more than THREADS vectors are left, then a round of one;
             # none where skinnyWords copies its tile by cp.async
             rounds, c0 = [], 0
-            if words and plans.words_copy_async(E, S):
+            if words and plans.words_async(E, S):
                 _copy_async(res, put, ids_in, E, S, gp, cbase, nc, inner, record)
                 c0 = nc
             while c0 + THREADS < nc:
@@ -151,7 +149,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                     s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
             # every group of the tile written once: the row side reads no stale byte
             if words:
-                _words_tall(res, get, E, S, rlog, V, H, gp, t, rowbytes, record, smem, inner, out16)
+                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner)
             for q0 in range(0, 0 if words else S * R, THREADS // 32):
                 q = q0 + warp
                 ok = q < S * R
@@ -262,19 +260,16 @@ def _from_lane(v: np.ndarray, delta: int) -> np.ndarray:
     return v[(lanes & ~31) | ((lanes + delta) & 31)]
 
 
-def _words_tall(res, get, E, S, rlog, V, H, gp, t, rowbytes, record, smem, inner, out16):
-    """skinnyWords TALL, row side: lane's group G = 31k + lane (k < K task blocks; groups past the
-    tile's read its last); a bundle's 16/E words (two aligned loads where S*E % 4 puts a word across
-    a boundary), transposed; a single row's 16/E elements; each row realigned from lane - 1's
-    vector, lanes > 0 store vector G - H of each row (H > 1: where it is one of the tile's V from
-    the row's 16H-byte boundary)."""
+def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner):
+    """skinnyWords TALL, row side: lane's group G = 31k + lane; a bundle's 16/E words (two aligned
+    loads where S*E % 4 puts a word across a boundary), transposed; a single row's 16/E elements;
+    each row realigned from lane - 1's vector, lanes > 0 store vector G - 1 of each row."""
     q_, ve, se = 4 // E, 16 // E, S * E
     m4 = se % 4
     tid = np.arange(THREADS)
     lane, warp = tid & 31, tid >> 5
     nb = S // q_
-    K = 1 << rlog if H == 1 else rlog
-    tasks = (nb + S - nb * q_) * K
+    tasks = (nb + S - nb * q_) << rlog
 
     def emit(row, G, y, ok):
         rs = row * rowbytes
@@ -283,19 +278,16 @@ def _words_tall(res, get, E, S, rlog, V, H, gp, t, rowbytes, record, smem, inner
         cat = np.concatenate([prev, y], axis=1)
         idx = (16 - m)[:, None] + np.arange(16)[None, :]
         x = np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), y)
-        z = (out16 + (rs >> 4)) & (H - 1)
-        mine = (G - H + z >= 0) & (G - H + z < V)
-        _store16_clipped(res, (rs >> 4) + t * V + G - H, x, rs, rs + rowbytes, ok & (lane > 0) & mine, inner)
+        _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0), inner)
 
     for q0 in range(0, tasks, THREADS // 32):
         q = q0 + warp
         ok = q < tasks
-        u, G = q // K, 31 * (q % K) + lane
-        Gr = np.minimum(G, V + H - 1)  # the group read (the kernel's gr)
+        u, G = q >> rlog, 31 * (q & (R - 1)) + lane
         bundle, single = ok & (u < nb), ok & (u >= nb)  # per warp: one or the other
         w = []
         for i in range(ve):
-            a = Gr * gp + 4 * u + i * se
+            a = G * gp + 4 * u + i * se
             k = (i * m4) % 4
             assert ((a - k) % 4 == 0)[bundle].all(), "word_at's loads are aligned"
             assert (a - k + (4 if k == 0 else 8) <= smem)[bundle].all(), "word_at reads inside the tile"
@@ -308,7 +300,7 @@ def _words_tall(res, get, E, S, rlog, V, H, gp, t, rowbytes, record, smem, inner
         row = q_ * nb + u - nb
         y = np.full((THREADS, 16), UNSET, np.int64)
         for i in range(ve):
-            a = Gr * gp + row * E + i * se
+            a = G * gp + row * E + i * se
             y[:, i * E:(i + 1) * E] = get(a, single, E)
             if record and single.any():
                 _record(res, "row load", a, single, E)

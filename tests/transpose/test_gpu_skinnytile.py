@@ -133,46 +133,6 @@ def test_words_both_copies_forced(e, asynchronous, monkeypatch):
         monkeypatch.setattr(dispatch, "skinnytile_geometry", geometry)
 
 
-# skinnyWords on 256-byte boundaries (H = 16), forced: (element size, short side, K, cp.async)
-WORDS_HALO_FORCED = [(1, s, k, a) for s, k in ((4, 8), (5, 6), (10, 2), (17, 5), (22, 4), (33, 3), (36, 4), (43, 2),
-                                              (48, 1), (63, 3), (64, 4)) for a in (False, True)]
-WORDS_HALO_FORCED += [(2, s, k, a) for s, k in ((2, 9), (8, 5), (12, 1), (16, 3)) for a in (False, True)]
-
-
-@pytest.mark.parametrize("e, s, k, asynchronous", WORDS_HALO_FORCED, ids=lambda v: str(v))
-def test_words_tiles_on_256_byte_boundaries_at_every_output_offset(e, s, k, asynchronous, monkeypatch):
-    """skinnyWords with each row's vectors counted from a 256-byte boundary (H = 16), forced with K task
-    blocks through registers and by cp.async: the output 16j bytes past a 256-byte boundary for every
-    j; tiny, prime, aligned-row and several-tile long sides; bit-exact, nothing written outside the
-    output, the input unchanged."""
-    import cupy
-
-    from bwlab.workloads.transpose.calls import launch
-
-    monkeypatch.setattr(dispatch, "WORDS_HALO", {(e, s): (k, asynchronous)})
-    expression = dispatch.skinnytile_expression(e, True, True, s)
-    assert expression == f"skinnyWords<{e},true,{(s * e) % 4},{'true' if asynchronous else 'false'},16>"
-    choice = dispatch.Choice("tall-tile", e, dispatch.SKINNYTILE, expression, dispatch.SKINNYTILE_THREADS)
-    w = dispatch.words_width(k) * (16 // e)  # positions per tile
-    for n in (5, 1009, 1024, 3 * w + 7):
-        host = verify.random_host((n, s), DT[e], seed=s * 977 + n + 13 * k + asynchronous)
-        want = np.ascontiguousarray(host.T).view(np.uint8).reshape(-1)
-        x = cupy.asarray(host)
-        buf = cupy.empty(want.size + 512, cupy.uint8)
-        base = (-buf.data.ptr) % 256  # buf[base:] starts on a 256-byte boundary
-        for j in range(16) if n != 1009 else (0, 5, 15):
-            verify.poison(buf)
-            poisoned = buf.get()
-            lo = base + 16 * j
-            launch(choice, x.data.ptr, buf.data.ptr + lo, 1, n, s, x.nbytes, x.device.id,
-                   cupy.cuda.get_current_stream().ptr)
-            got = buf.get()
-            assert np.array_equal(got[lo:lo + want.size], want), (expression, k, n, s, j)
-            assert np.array_equal(got[:lo], poisoned[:lo]) and np.array_equal(
-                got[lo + want.size:], poisoned[lo + want.size:]), (expression, k, n, s, j, "wrote outside")
-        assert verify.compare(x.get(), host).ok
-
-
 NP_DTYPES = ("bool", "uint8", "float16", "float32", "int32", "float64", "complex64", "complex128")
 SHORTS = (2, 3, 5, 7, 13, 16, 17, 24, 31, 32, 33, 48, 63, 64)
 

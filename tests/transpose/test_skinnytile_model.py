@@ -137,32 +137,3 @@ def test_geometry_fits_the_kernel(e):
             unit = max(e, 4)
             assert gp % unit == 0 and (gp // unit) % 2 == 1
             assert smem >= 8 * 1024 or s * r == 64 or rlog == 0  # tiles are not tiny
-
-
-# skinnyWords on 256-byte boundaries (H = 16), forced: K task blocks, through registers or cp.async, the
-# output at several places in a 256-byte span; bundles only (36, 8 uint16) and single rows (uint8 37, 10)
-WORDS_HALO_CASES = [(1, 36, 3, False), (1, 37, 4, True), (1, 10, 2, False), (1, 63, 1, True), (2, 8, 5, True),
-                    (2, 16, 1, False), (1, 20, 6, False)]
-
-
-@pytest.mark.parametrize("e, s, k, copy_async", WORDS_HALO_CASES, ids=lambda v: str(v))
-def test_words_tiles_on_256_byte_boundaries(monkeypatch, e, s, k, copy_async):
-    monkeypatch.setattr(dispatch, "WORDS_HALO", {(e, s): (k, copy_async)})
-    rlog, gp, smem = dispatch.skinnytile_geometry(e, s, True, True)
-    w = dispatch.skinnytile_vectors(rlog, True, dispatch.TALL_HALO)
-    assert rlog == k and w % 16 == 0 and w + 15 <= 31 * k < w + 31 and smem == (w + 16) * gp
-    expr = dispatch.skinnytile_expression(e, True, True, s)
-    assert expr == f"skinnyWords<{e},true,{(s * e) % 4},{'true' if copy_async else 'false'},16>"
-    assert expr in dispatch.expressions()[dispatch.SKINNYTILE]
-    for n in (_prime_at_least(5 * w * (16 // e) // 2), 5, 3 * w * (16 // e) + 16):
-        want = model.expected(e, s, n, True)
-        for out16 in (0, 1, 9, 15):
-            res = model.run(e, s, n, True, record=False, words=True, out16=out16)
-            assert (res.writes == 1).all(), (n, out16, sorted(set(res.writes.tolist())))
-            assert (res.out == want).all(), (n, out16)
-            assert n < 2 * w * (16 // e) or res.inner_tiles > 0
-    res = model.run(e, s, 2 * w * (16 // e) + 3 + (e == 1), True, words=True, out16=3)
-    worst = {}
-    for acc in res.accesses:
-        worst[acc.what] = max(worst.get(acc.what, 1), model.bank_ways(acc))
-    assert worst["row load"] == 1 and worst["packed store"] <= 2

@@ -278,12 +278,10 @@ def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short:
     `short`, a short side of 0 meaning through registers)."""
     m = (short * itemsize) % 4 if words else 0
     halo = tall_halo(itemsize, short, tall, words)
-    if halo > 1 and not words:
+    if halo > 1:
         return f"skinnyTile<{itemsize},true,{halo}>"
     if asynchronous is None:
-        asynchronous = words and short > 0 and words_copy_async(itemsize, short)
-    if halo > 1:
-        return f"skinnyWords<{itemsize},true,{m},{'true' if asynchronous else 'false'},{halo}>"
+        asynchronous = words and short > 0 and words_async(itemsize, short)
     if words and asynchronous:
         return f"skinnyWords<{itemsize},true,{m},true>"
     return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}{f',{m}' if m else ''}>"
@@ -311,35 +309,8 @@ TALL_HALO_FROM = {8: 35, 16: 35}
 TALL_GROW_VECTORS = 14 * SKINNYTILE_THREADS  # skinnytile.cu's ST_LOADS_HALO a thread, then one
 
 
-# skinnyWords' tiles on 256-byte boundaries (its H = 16): per (element size, short side), (K, cp.async),
-# K the tile's task blocks of 31 groups a bundle (W = words_width(K) vectors a row). The rows of a bundle
-# start at different places in their 256-byte spans, so a tile's tasks cover W + 15 groups for W vectors.
-WORDS_HALO: dict[tuple[int, int], tuple[int, bool]] = {}
-
-
-def words_halo(itemsize: int, short: int) -> Optional[tuple[int, bool]]:
-    """(K, cp.async) of skinnyWords' tile on 256-byte boundaries for this tall short side, or None (H = 1)."""
-    return WORDS_HALO.get((itemsize, short))
-
-
-def words_width(k: int, halo: int = TALL_HALO) -> int:
-    """skinnyWords' vectors a row per tile of K task blocks on halo-vector boundaries (skinnytile.cu's
-    words_width): the largest multiple of halo with W + halo - 1 <= 31K."""
-    return (31 * k - halo + 1) // halo * halo
-
-
-def words_copy_async(itemsize: int, short: int) -> bool:
-    """Whether skinnyWords' tile for this short side is copied in by cp.async (its tile on 256-byte
-    boundaries, or words_async's rule)."""
-    halo = words_halo(itemsize, short)
-    return halo[1] if halo else words_async(itemsize, short)
-
-
 def _tall_tile(itemsize: int, short: int, tall: bool, words: bool, gp: int) -> tuple[int, int]:
-    """(H, rlog) of a skinnyTile or skinnyWords tile (H = 1 but for the TALL tiles on 256-byte
-    boundaries; skinnyWords' rlog then holds K, its task blocks of 31 groups a bundle)."""
-    if tall and words and words_halo(itemsize, short):
-        return TALL_HALO, words_halo(itemsize, short)[0]
+    """(H, rlog) of a skinnyTile or skinnyWords tile (H = 1 but for skinnyTile's TALL tiles above)."""
     rlog = _skinnytile_rlog(itemsize, short, tall, words, gp)
     if not tall or words or itemsize not in TALL_HALO_TASKS:
         return 1, rlog
@@ -383,7 +354,7 @@ def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = Fal
         raise ValueError(f"skinnyWords does not take a short side of {short} {itemsize}-byte elements")
     gp = skinnytile_pitch(itemsize, short)
     halo, rlog = _tall_tile(itemsize, short, tall, words, gp)
-    return rlog, gp, (skinnytile_vectors(rlog, words, halo) + (halo if tall else 0)) * gp
+    return rlog, gp, (skinnytile_vectors(rlog, words) + (halo if tall else 0)) * gp
 
 
 def _skinnytile_rlog(itemsize: int, short: int, tall: bool, words: bool, gp: int) -> int:
@@ -512,11 +483,8 @@ def async_rlog(gp: int) -> int:
     return max(r for r in range(8) if (skinnytile_vectors(r, True) + 1) * gp <= WORDS_ASYNC_SMEM)
 
 
-def skinnytile_vectors(rlog: int, words: bool = False, halo: int = 1) -> int:
-    """Vectors of each long row per tile: skinnyWords' tasks of 32 lanes emit 31 (on 256-byte
-    boundaries, halo > 1: rlog holds K, words_width)."""
-    if words and halo > 1:
-        return words_width(rlog, halo)
+def skinnytile_vectors(rlog: int, words: bool = False) -> int:
+    """Vectors of each long row per tile: skinnyWords' tasks of 32 lanes emit 31."""
     return (31 if words else 32) << rlog
 
 
@@ -524,12 +492,11 @@ def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool 
     """Blocks of skinnyTile: TALL covers every long row's aligned vectors (at most
     ceil(n*E/16) + 1 per row, counted from up to H - 1 vectors before the row), WIDE the n packed
     positions."""
-    gp = skinnytile_pitch(itemsize, short)
-    halo, rlog = _tall_tile(itemsize, short, tall, words, gp)
-    v = skinnytile_vectors(rlog, words, halo)
+    rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
+    v = skinnytile_vectors(rlog, words)
     if not tall:
         return cdiv(n, v * (16 // itemsize))
-    return cdiv(cdiv(n * itemsize, 16) + halo, v)
+    return cdiv(cdiv(n * itemsize, 16) + smem // gp - v, v)  # smem // gp - v: the tile's H
 
 
 def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
@@ -617,7 +584,6 @@ def expressions() -> dict[Path, list[str]]:
                          for w in ((False, True) if e < 4 else (False,)) if t or e >= 4]
             + [f"skinnyTile<{e},true,{TALL_HALO}>" for e in TALL_HALO_TASKS]  # tall tiles on 256-byte boundaries
             + [skinnytile_expression(1, True, True, s, False) for s in (5, 6, 7)]  # short % 4 = 1, 2, 3
-            + sorted({skinnytile_expression(e, True, True, s) for e, s in WORDS_HALO})  # on 256-byte boundaries
             + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
                       for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)}),
             SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
@@ -690,13 +656,12 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
                 side = "columns" if tall else "rows"
                 how = f", shared words of {4 // itemsize} {side}" if words else ""
-                copy = ("input copied in by cp.async, 16-byte stores" if words and words_copy_async(itemsize, short)
+                copy = ("input copied in by cp.async, 16-byte stores" if words and words_async(itemsize, short)
                         else "16-byte accesses on both sides")
-                halo = tall_halo(itemsize, short, tall, words)
                 return Choice("tall-tile" if tall else "wide-tile", itemsize, SKINNYTILE,
                               skinnytile_expression(itemsize, tall, words, short), SKINNYTILE_THREADS,
-                              f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words, halo)} "
-                              f"vectors per long row ({smem} bytes{how}), {copy}")
+                              f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words)} vectors "
+                              f"per long row ({smem} bytes{how}), {copy}")
     if lay.dense and aligned:
         if cols <= SKINNY_MAX and (batch == 1 or rows % ve == 0):
             return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),

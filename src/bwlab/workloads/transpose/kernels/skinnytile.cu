@@ -406,62 +406,27 @@ __device__ __forceinline__ unsigned word_at(const byte* p, int i, int SE) {
   return k == 0 ? a[0] : __funnelshift_r(a[0], a[1], 8 * k);
 }
 
-// realign(shfl(y, lane - 1), y, s) for a warp-uniform s (1..15): a uniform branch on s / 4 picks the
-// words, so only the previous lane's words it uses are shuffled and no selects run.
-__device__ __forceinline__ uint4 realign_from_previous_lane(uint4 y, int s) {
-  const int src = ((int)threadIdx.x + 31) & 31;
-  const unsigned sh = 8 * (s & 3), all = 0xffffffffu;
-  unsigned c0, c1, c2, c3, c4;
-  switch (s >> 2) {
-    case 0:
-      c0 = __shfl_sync(all, y.x, src), c1 = __shfl_sync(all, y.y, src), c2 = __shfl_sync(all, y.z, src);
-      c3 = __shfl_sync(all, y.w, src), c4 = y.x;
-      break;
-    case 1:
-      c0 = __shfl_sync(all, y.y, src), c1 = __shfl_sync(all, y.z, src), c2 = __shfl_sync(all, y.w, src);
-      c3 = y.x, c4 = y.y;
-      break;
-    case 2:
-      c0 = __shfl_sync(all, y.z, src), c1 = __shfl_sync(all, y.w, src), c2 = y.x, c3 = y.y, c4 = y.z;
-      break;
-    default:
-      c0 = __shfl_sync(all, y.w, src), c1 = y.x, c2 = y.y, c3 = y.z, c4 = y.w;
-  }
-  return make_uint4(__funnelshift_r(c0, c1, sh), __funnelshift_r(c1, c2, sh), __funnelshift_r(c2, c3, sh),
-                    __funnelshift_r(c3, c4, sh));
-}
-
-// skinnyWords' tile width in vectors of each row: 31R (H = 1, rlog = log2 R), or for H > 1 (rlog = K,
-// the tile's task blocks of 31 groups a bundle) the largest multiple of H within 31K - H + 1: the
-// tasks cover the H - 1 groups a row's 16H-byte span can start before the tile's own.
-template <int H>
-__device__ __forceinline__ int words_width(int rlog) {
-  return H == 1 ? 31 << rlog : (31 * rlog - H + 1) / H * H;
-}
-
 // skinnyWords' tile blockIdx.x (INNER: an inner tile, no guards or clipping; ASYNC: the tile copied
-// in by cp.async; H: see skinnyWords).
-template <int E, int M, bool ASYNC, bool INNER, int H, bool LEAN>
+// in by cp.async).
+template <int E, int M, bool ASYNC, bool INNER>
 __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __restrict__ out, byte* sm, i64 n, int S,
                                            int rlog, int gp, u64 in_lo, u64 in_hi) {
   constexpr int VE = 16 / E, Q = 4 / E;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int K = H == 1 ? 1 << rlog : rlog, W = words_width<H>(rlog);
+  const int R = 1 << rlog, V = 31 << rlog;
   const int SE = S * E, NB = S / Q;  // bundles; then S - NB*Q single rows (M != 0)
-  const int tasks = (M == 0 ? NB : NB + S - NB * Q) * K;
+  const int tasks = (M == 0 ? NB : NB + S - NB * Q) << rlog;
   const i64 t = blockIdx.x;
   const i64 rowbytes = n * E;
-  const int NC = (W + H) * S;  // packed vectors of the tile
-  const i64 cbase = (t * W - H) * S;  // the tile's first packed vector: H groups before P0 (may be < 0)
+  const int NC = (V + 1) * S;  // packed vectors of the tile
+  const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
   const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
-  const u64 o16 = reinterpret_cast<u64>(out) >> 4;
 
   if constexpr (ASYNC) tile_to_shared_async<E, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   else tile_to_shared<E, ST_LOADS - 1, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
-  // Lane > 0 stores row `row`'s vector of group g from y (the row's positions of group g): group
-  // g - 1's last m bytes (from the previous lane) and group g's first 16 - m. H > 1: only the W
-  // vectors of the row's tile, from the 16H-byte boundary z vectors before its first vector.
-  auto emit = [&](int row, int g, uint4 y) {
+  // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
+  // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
+  auto emit = [&](int row, int G, uint4 y) {
     const i64 rs = row * rowbytes;
     const int m = (int)(rs & 15);
     uint4 x = y;
@@ -469,85 +434,56 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
       const uint4 prev = shfl(y, (lane + 31) & 31);
       if (m) x = realign(prev, y, 16 - m);
     }
-    if (lane == 0) return;
-    if (H > 1 && (unsigned)(g - H + (int)((o16 + (u64)(rs >> 4)) & (H - 1))) >= (unsigned)W) return;
-    byte* p = out + 16 * ((rs >> 4) + t * W + g - H);
+    byte* p = out + 16 * ((rs >> 4) + t * V + G - 1);
     const u64 lo = reinterpret_cast<u64>(out) + rs;
+    if (lane == 0) return;
     if (INNER) __stcs(reinterpret_cast<uint4*>(p), x);
     else store16_clipped<E>(p, x, lo, lo + rowbytes);
   };
-  // the same from the row's first byte rs and pg = out + 16 (tW + g - H): the row's realignment in a
-  // uniform branch, its address from rs & ~15 (no 64-bit multiply or shifts a row)
-  auto emit_lean = [&](i64 rs, byte* pg, int g, uint4 y) {
-    const int m = (int)(rs & 15);
-    uint4 x = y;
-    if (m) x = realign_from_previous_lane(y, 16 - m);
-    if (lane == 0) return;
-    if (H > 1 && (unsigned)(g - H + (int)((o16 + (u64)(rs >> 4)) & (H - 1))) >= (unsigned)W) return;
-    byte* p = pg + (rs & ~(i64)15);
-    const u64 lo = reinterpret_cast<u64>(out) + rs;
-    if (INNER) __stcs(reinterpret_cast<uint4*>(p), x);
-    else store16_clipped<E>(p, x, lo, lo + rowbytes);
-  };
-  // task q = (unit u, block k): lane's group g = 31k + lane; unit u < NB is bundle u, the
-  // others single rows. H > 1: groups past the tile's (the last block's top lanes) read its last
-  // group instead and store nothing.
+  // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
+  // others single rows.
   for (int q = warp; q < tasks; q += ST_THREADS / 32) {
-    const int u = H == 1 ? q >> rlog : q / K;
-    const int g = 31 * (q - u * K) + lane;
-    const int gr = H == 1 ? g : min(g, W + H - 1);
+    const int u = q >> rlog, G = 31 * (q & (R - 1)) + lane;
     if (M == 0 || u < NB) {
-      const byte* p = sm + gr * gp + 4 * u;
+      const byte* p = sm + G * gp + 4 * u;
       unsigned w[VE];
 #pragma unroll
       for (int i = 0; i < VE; ++i) w[i] = word_at<M>(p, i, SE);
       uint4 y[Q];
       exchange<E>(w, y);
-      if constexpr (LEAN) {
-        byte* pg = out + 16 * (t * W + g - H);
-        i64 rs = (i64)(Q * u) * rowbytes;
 #pragma unroll
-        for (int r = 0; r < Q; ++r, rs += rowbytes) emit_lean(rs, pg, g, y[r]);
-      } else {
-#pragma unroll
-        for (int r = 0; r < Q; ++r) emit(Q * u + r, g, y[r]);
-      }
+      for (int r = 0; r < Q; ++r) emit(Q * u + r, G, y[r]);
     } else {
       const int row = Q * NB + u - NB;
-      const byte* p = sm + gr * gp + row * E;
+      const byte* p = sm + G * gp + row * E;
       uint4 y = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
       for (int i = 0; i < VE; ++i) set_elem<E>(y, i, *reinterpret_cast<const typename Piece<E>::T*>(p + i * SE));
-      if constexpr (LEAN) emit_lean(row * rowbytes, out + 16 * (t * W + g - H), g, y);
-      else emit(row, g, y);
+      emit(row, G, y);
     }
   }
 }
 
 // M: S*E % 4. M = 0: every row in a bundle. M != 0 (1-byte elements): the first S/4*4 rows
 // in bundles through word_at, the S % 4 left one by one (one shared access per element).
-// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M[,ASYNC[,H]]]>).
+// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M[,ASYNC]]>).
 // ASYNC: the packed side copied in by cp.async (tile_to_shared_async), for tiles whose loads
 // through registers would be few a thread or take several rounds (plans.words_async).
-// H (a power of two): as skinnyTile's, a tile's vectors of each row start on a 16H-byte boundary of
-// memory (H = 16: 256 bytes), no span written by two blocks. The rows of a bundle start at different
-// places in their spans, so the tasks cover W + H - 1 groups for W vectors a row (words_width).
 // Four blocks an SM: at most 64 registers (58 for uint8, 63 for uint16, no spills, all 8 loads of
 // a round still issued before the first shared store). Against three (72 registers) on the H200:
 // up to 5 points of a copy faster on some tall uint8 short sides, at most 1.8 slower on others.
-template <int E, bool TALL, int M = 0, bool ASYNC = false, int H = 1, bool LEAN = false>
+template <int E, bool TALL, int M = 0, bool ASYNC = false>
 __global__ void __launch_bounds__(ST_THREADS, 4)
 skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
             u64 in_hi) {
   static_assert(TALL, "skinnyWords is tall only: wide 1- and 2-byte matrices take widePerm (skinnyperm.cu)");
   static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
   static_assert(M == 0 || (E == 1 && M < 4), "short sides not filling words: uint8 only");
-  static_assert(H >= 1 && H <= 16 && (H & (H - 1)) == 0, "H: a power of two up to 16");
   extern __shared__ __align__(16) byte sm[];
-  const int W = words_width<H>(rlog), NC = (W + H) * S;
-  const i64 t = blockIdx.x, cbase = (t * W - H) * S;
-  if (inner_tile(in, t, W, n * E, cbase, NC, in_lo, in_hi))
-    words_tile<E, M, ASYNC, true, H, LEAN>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+  const int V = 31 << rlog, NC = (V + 1) * S;
+  const i64 t = blockIdx.x, cbase = (t * V - 1) * S;
+  if (inner_tile(in, t, V, n * E, cbase, NC, in_lo, in_hi))
+    words_tile<E, M, ASYNC, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
   else
-    words_tile<E, M, ASYNC, false, H, LEAN>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+    words_tile<E, M, ASYNC, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
 }
