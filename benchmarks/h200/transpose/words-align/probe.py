@@ -12,6 +12,9 @@ from probe import array, free, long_side, measure  # noqa: E402
 
 from bwlab.workloads.transpose import calls, plans  # noqa: E402
 
+if not hasattr(plans, "WORDS_HALO"):
+    sys.exit("this probe needs skinnyWords' H = 16 form: run it on the tree of commit 00e4f24 (see COMMAND)")
+
 CASES = {1: (17, 18, 20, 22, 29, 33, 36, 41, 44, 48, 55, 60, 64), 2: (12, 16)}
 KS = (1, 2, 3, 4, 5, 6, 8)
 SMEM = 100 * 1024  # two blocks an SM and more
