@@ -120,7 +120,7 @@ def _source_text(source: Path) -> str:
 
 def _key(source: Path, text: str, exprs: list[str], arch: str) -> str:
     h = hashlib.sha256()
-    for part in (source.name, text, "\0".join(exprs), arch, STD, nvrtc_version(), "v3"):
+    for part in (source.name, text, "\0".join(exprs), arch, STD, nvrtc_version(), "v4"):  # v4: named programs
         h.update(part.encode())
         h.update(b"\1")
     return h.hexdigest()[:24]
@@ -140,8 +140,11 @@ def compile_source(source, name_expressions, arch: str = DEFAULT_ARCH) -> Build:
 
     from cuda.core import Program, ProgramOptions
 
-    opts = ProgramOptions(arch=arch, std=STD, include_path=[str(d) for d in _include_dirs(source)],
-                          ptxas_options=["-v"], lineinfo=True)
+    # The program named by its file: NVRTC looks for a quoted #include beside the program first, and
+    # an unnamed program's "beside" is the working directory, where a header of the same name (a
+    # learner's own common.cuh) would be compiled in place of bwlab's.
+    opts = ProgramOptions(name=str(source), arch=arch, std=STD,
+                          include_path=[str(d) for d in _include_dirs(source)], ptxas_options=["-v"], lineinfo=True)
     log = io.StringIO()
     try:
         obj = Program(source.read_text(), "c++", options=opts).compile(

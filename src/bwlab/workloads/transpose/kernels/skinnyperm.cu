@@ -147,7 +147,7 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
 #pragma unroll
     for (int i = 0; i < VPL; ++i) {
       const int v = lane + 32 * i;
-      if (v < 8 * S) __stcs(reinterpret_cast<uint4*>(ob + 16 * v), reinterpret_cast<const uint4*>(st)[staged<S>(v)]);
+      if (v < 8 * S) store16<false>(ob + 16 * v, reinterpret_cast<const uint4*>(st)[staged<S>(v)]);
     }
     __syncwarp();
   }
@@ -222,7 +222,7 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
         for (int c = 1; c < 4; ++c)
           if (c >= m) p[c] = (byte)(a >> (8 * c));
       } else {
-        __stcs(reinterpret_cast<unsigned*>(p), a);
+        __stwb(reinterpret_cast<unsigned*>(p), a);  // plain, as store16<false>
       }
     }
   }

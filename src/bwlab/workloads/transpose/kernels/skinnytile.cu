@@ -221,7 +221,7 @@ __device__ __forceinline__ void shared_to_packed(const byte* sm, byte* out, i64 
       const byte* base = sm + g * gp + s * 16;
 #pragma unroll
       for (int k = 0; k < UPV; ++k) get_unit<U>(base + ((k + rho) & (UPV - 1)) * U, r, k);
-      store16_clipped<E>(out + 16 * (cbase + c), rotate_units<U>(r, (UPV - rho) & (UPV - 1)), o_lo, o_hi);
+      store16_clipped<E, false>(out + 16 * (cbase + c), rotate_units<U>(r, (UPV - rho) & (UPV - 1)), o_lo, o_hi);
     }
     g += step_g;
     s += step_s;
@@ -265,8 +265,8 @@ __device__ __forceinline__ void tall_tile(const byte* __restrict__ in, byte* __r
       const int a = a0 + k * SE + (k >= d ? pad : 0);
       set_elem<E>(x, k, *reinterpret_cast<const typename Piece<E>::T*>(sm + a));
     }
-    if (INNER) __stcs(reinterpret_cast<uint4*>(out + 16 * vi), x);
-    else store16_clipped<E>(out + 16 * vi, x, reinterpret_cast<u64>(out) + rs, reinterpret_cast<u64>(out) + rs + rowbytes);
+    if (INNER) store16<false>(out + 16 * vi, x);
+    else store16_clipped<E, false>(out + 16 * vi, x, reinterpret_cast<u64>(out) + rs, reinterpret_cast<u64>(out) + rs + rowbytes);
   }
 }
 
@@ -437,8 +437,8 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
     byte* p = out + 16 * ((rs >> 4) + t * V + G - 1);
     const u64 lo = reinterpret_cast<u64>(out) + rs;
     if (lane == 0) return;
-    if (INNER) __stcs(reinterpret_cast<uint4*>(p), x);
-    else store16_clipped<E>(p, x, lo, lo + rowbytes);
+    if (INNER) store16<false>(p, x);
+    else store16_clipped<E, false>(p, x, lo, lo + rowbytes);
   };
   // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
   // others single rows.

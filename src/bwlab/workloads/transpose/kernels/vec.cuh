@@ -63,13 +63,27 @@ __device__ __forceinline__ void store_part(byte* p, uint4 v, int lo, int hi) {
   }
 }
 
+// A whole aligned 16-byte store: evict-first (STREAM, st.global.cs) or plain (st.global.wb). The
+// aligned vector tiles (tile_vec) keep evict-first. The kernels whose blocks write short pieces of
+// many output rows, or rows off the 16-byte grid (skinnyTile, skinnyWords, widePerm, tallPerm,
+// tileWhole, tileWholeWords), take plain stores: on the H200 (256 MiB and 1 GiB, benchmarks/h200/transpose/store-policy) 36 of 42 such
+// shapes ran 0.5 to 5.6 points of a copy faster with them, the other 6 level (-0.3 to +0.4), and a copy
+// writing the tall tiles' pattern 1-2 points faster; tileAny<4> lost 21 points with them. Lines kept
+// in L2 until the neighbouring block has written its other bytes, not evicted first, may be why.
+template <bool STREAM>
+__device__ __forceinline__ void store16(byte* p, uint4 v) {
+  if (STREAM) __stcs(reinterpret_cast<uint4*>(p), v);
+  else __stwb(reinterpret_cast<uint4*>(p), v);  // not `*p = v`: the same asm as __stcs, which some
+                                                // kernels near their register bound need unspilled
+}
+
 // Store the aligned vector v at p, only its bytes inside [lo, hi) (absolute addresses):
-// a whole 16-byte evict-first store when all of it is inside.
-template <int E>
+// a whole 16-byte store (store16<STREAM>) when all of it is inside.
+template <int E, bool STREAM = true>
 __device__ __forceinline__ void store16_clipped(byte* p, uint4 v, u64 lo, u64 hi) {
   const u64 a = reinterpret_cast<u64>(p);
   if (a >= lo && a + 16 <= hi) {
-    __stcs(reinterpret_cast<uint4*>(p), v);
+    store16<STREAM>(p, v);
   } else if (a + 16 > lo && a < hi) {
     store_part<E>(p, v, a < lo ? (int)(lo - a) : 0, a + 16 > hi ? (int)(hi - a) : 16);
   }

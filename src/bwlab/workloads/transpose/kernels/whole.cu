@@ -93,11 +93,11 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
       const i64 f = r0 + d + VE * vt;  // this vector's first element
       if (f - VE * (vt & 1) < rows) {  // its sector starts inside the row
         const uint4 w = make_uint4(vec[0], vec[1], vec[2], vec[3]);
-        if (f + VE <= rows) __stcs(reinterpret_cast<uint4*>(row + f * E), w);
-        else store16_clipped<E>(row + f * E, w, reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+        if (f + VE <= rows) store16<false>(row + f * E, w);
+        else store16_clipped<E, false>(row + f * E, w, reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
       }
       if (r0 == 0 && d > 0 && vt < 2)  // the sector holding the row's first elements, clipped below 0
-        store16_clipped<E>(row + (d - H + VE * vt) * E, make_uint4(vec[-8], vec[-7], vec[-6], vec[-5]),
+        store16_clipped<E, false>(row + (d - H + VE * vt) * E, make_uint4(vec[-8], vec[-7], vec[-6], vec[-5]),
                            reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
     }
     if (t + gridDim.x < total) __syncthreads();
@@ -235,10 +235,10 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
     auto emit = [&](byte* at, const byte* words, int z, bool whole, int fb) {
       const uint4 w = words16(reinterpret_cast<const unsigned*>(words), 8 * (z & 3));
       if (whole) {
-        __stcs(reinterpret_cast<uint4*>(at), w);
+        store16<false>(at, w);
       } else {
         const u64 lo = reinterpret_cast<u64>(at) - fb - (u64)r0 * E;  // the whole output row
-        store16_clipped<E>(at, w, lo, lo + out_bytes);
+        store16_clipped<E, false>(at, w, lo, lo + out_bytes);
       }
     };
     constexpr int JS = THREADS / TV;
@@ -276,7 +276,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         byte* const row = obase + j * out_bytes;
         const int a = (int)(reinterpret_cast<u64>(row) & 31), d = ((32 - a) & 31) / E, o = d * E + 16 * vt;
         if (d > 0 && vt < 2)
-          store16_clipped<E>(row + (d - H + VE * vt) * E,
+          store16_clipped<E, false>(row + (d - H + VE * vt) * E,
                              words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3) + (o & ~3)),
                                      8 * (o & 3)),
                              reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
