@@ -141,8 +141,8 @@ def compile_source(source, name_expressions, arch: str = DEFAULT_ARCH) -> Build:
     from cuda.core import Program, ProgramOptions
 
     # The program named by its file: NVRTC looks for a quoted #include beside the program first, and
-    # an unnamed program's "beside" is the working directory, where a header of the same name (a
-    # learner's own common.cuh) would be compiled in place of bwlab's.
+    # an unnamed program's "beside" is the working directory or the temporary folder, where a header
+    # of the same name (a learner's own common.cuh) would be compiled in place of bwlab's.
     opts = ProgramOptions(name=str(source), arch=arch, std=STD,
                           include_path=[str(d) for d in _include_dirs(source)], ptxas_options=["-v"], lineinfo=True)
     log = io.StringIO()

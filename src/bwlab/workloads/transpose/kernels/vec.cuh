@@ -66,10 +66,11 @@ __device__ __forceinline__ void store_part(byte* p, uint4 v, int lo, int hi) {
 // A whole aligned 16-byte store: evict-first (STREAM, st.global.cs) or plain (st.global.wb). The
 // aligned vector tiles (tile_vec) keep evict-first. The kernels whose blocks write short pieces of
 // many output rows, or rows off the 16-byte grid (skinnyTile, skinnyWords, widePerm, tallPerm,
-// tileWhole, tileWholeWords), take plain stores: on the H200 (256 MiB and 1 GiB, benchmarks/h200/transpose/store-policy) 36 of 42 such
-// shapes ran 0.5 to 5.6 points of a copy faster with them, the other 6 level (-0.3 to +0.4), and a copy
-// writing the tall tiles' pattern 0.5-2 points faster; tileAny<4> lost 21 points with them. Lines kept
-// in L2 until the neighbouring block has written its other bytes, not evicted first, may be why.
+// tileWhole, tileWholeWords), take plain stores: on the H200 (256 MiB and 1 GiB,
+// benchmarks/h200/transpose/store-policy) 36 of 42 such shapes ran 0.5 to 5.6 points of a copy
+// faster with them, the other 6 level (-0.3 to +0.4), and a copy writing the tall tiles' pattern
+// 0.5-2 points faster; tileAny<4> lost 21 points with them. Lines kept in L2 until the neighbouring
+// block has written its other bytes, not evicted first, may be why.
 template <bool STREAM>
 __device__ __forceinline__ void store16(byte* p, uint4 v) {
   if (STREAM) __stcs(reinterpret_cast<uint4*>(p), v);

@@ -94,11 +94,12 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
       if (f - VE * (vt & 1) < rows) {  // its sector starts inside the row
         const uint4 w = make_uint4(vec[0], vec[1], vec[2], vec[3]);
         if (f + VE <= rows) store16<false>(row + f * E, w);
-        else store16_clipped<E, false>(row + f * E, w, reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+        else store16_clipped<E, false>(row + f * E, w, reinterpret_cast<u64>(row),
+                                       reinterpret_cast<u64>(row) + out_bytes);
       }
       if (r0 == 0 && d > 0 && vt < 2)  // the sector holding the row's first elements, clipped below 0
         store16_clipped<E, false>(row + (d - H + VE * vt) * E, make_uint4(vec[-8], vec[-7], vec[-6], vec[-5]),
-                           reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+                                  reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
     }
     if (t + gridDim.x < total) __syncthreads();
   }
@@ -277,9 +278,10 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         const int a = (int)(reinterpret_cast<u64>(row) & 31), d = ((32 - a) & 31) / E, o = d * E + 16 * vt;
         if (d > 0 && vt < 2)
           store16_clipped<E, false>(row + (d - H + VE * vt) * E,
-                             words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3) + (o & ~3)),
-                                     8 * (o & 3)),
-                             reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
+                                    words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3)
+                                                                              + (o & ~3)),
+                                            8 * (o & 3)),
+                                    reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
       }
     }
     if (t + gridDim.x < total) __syncthreads();
