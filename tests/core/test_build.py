@@ -74,21 +74,22 @@ def test_unknown_source_and_bad_code_are_clear_errors(tmp_path):
 
 def test_headers_come_from_bwlab_not_the_working_directory(tmp_path):
     """A header named like one of bwlab's in the caller's working directory or temporary folder
-    (a learner's own common.cuh) is not compiled in place of bwlab's: an unnamed NVRTC program
-    looks for a quoted #include there first. In a fresh process, since NVRTC reads where its
-    temporary folder is once."""
+    (a learner's own common.cuh) is not compiled in place of bwlab's: NVRTC looks for a quoted
+    #include there first unless told not to. The ptxas report (the registers) comes back too. In a
+    fresh process, since NVRTC reads where its temporary folder is once."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "common.cuh").write_text("#error the working directory's common.cuh was included\n")
     source = next(s for s in SOURCES if s.name == "naive.cu")
     assert '#include "common.cuh"' in source.read_text()
     code = ("import sys; from bwlab.core import build; "
-            "b = build.compile_source(sys.argv[1], [sys.argv[2]], 'sm_90'); print(sys.argv[2] in b.symbols)")
+            "b = build.compile_source(sys.argv[1], [sys.argv[2]], 'sm_90'); "
+            "print(sys.argv[2] in b.symbols, b.resources[sys.argv[2]].registers > 0)")
     env = {**os.environ, "TMPDIR": str(work), "BWLAB_CACHE": str(tmp_path / "cache"),
            "PYTHONPATH": os.pathsep.join(sys.path)}
     run = subprocess.run([sys.executable, "-c", code, str(source), sorted(SOURCES[source])[0]], cwd=work, env=env,
                          capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0 and run.stdout.strip() == "True", run.stderr[-2000:]
+    assert run.returncode == 0 and run.stdout.strip() == "True True", (run.stdout, run.stderr[-2000:])
 
 
 def test_arch_is_checked_before_compiling():

@@ -120,7 +120,7 @@ def _source_text(source: Path) -> str:
 
 def _key(source: Path, text: str, exprs: list[str], arch: str) -> str:
     h = hashlib.sha256()
-    for part in (source.name, text, "\0".join(exprs), arch, STD, nvrtc_version(), "v4"):  # v4: named programs
+    for part in (source.name, text, "\0".join(exprs), arch, STD, nvrtc_version(), "v5"):  # v5: resources parsed again
         h.update(part.encode())
         h.update(b"\1")
     return h.hexdigest()[:24]
@@ -140,10 +140,12 @@ def compile_source(source, name_expressions, arch: str = DEFAULT_ARCH) -> Build:
 
     from cuda.core import Program, ProgramOptions
 
-    # The program named by its file: NVRTC looks for a quoted #include beside the program first, and
-    # an unnamed program's "beside" is the working directory or the temporary folder, where a header
-    # of the same name (a learner's own common.cuh) would be compiled in place of bwlab's.
-    opts = ProgramOptions(name=str(source), arch=arch, std=STD,
+    # no_source_include: NVRTC would look for a quoted #include beside the program first, and a
+    # program's "beside" is the working directory or the temporary folder, where a header of the same
+    # name (a learner's own common.cuh) would be compiled in place of bwlab's. no_cache: NVRTC 13.0
+    # answers a program it compiled before from its own disk cache with an empty log, so without
+    # the ptxas report (registers, spills) that this file's cache keeps.
+    opts = ProgramOptions(name=source.name, no_source_include=True, no_cache=True, arch=arch, std=STD,
                           include_path=[str(d) for d in _include_dirs(source)], ptxas_options=["-v"], lineinfo=True)
     log = io.StringIO()
     try:
