@@ -438,6 +438,29 @@ def test_cols_team_takes_long_gradients(log, monkeypatch):
     assert len(ran) == 3
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("log", [False, True])
+def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
+    """Softmax and log-softmax down 16385 rows (past what a cluster holds at two blocks an SM) take the
+    dispatch's teams of 64 KiB blocks, three an SM, the last block's share one row: two calls in a row
+    on fresh inputs through the API."""
+    from bwlab.workloads.softmax import calls
+    from bwlab.workloads.softmax.launch import team_blocks
+
+    M = 128 // ITEMSIZE[dtype]  # one 128-byte strip a slice
+    params = _params("log" if log else "forward")
+    one = W_problem(Case((1, 16385, M), dtype, params))
+    G = team_blocks(one, 0) // plans.cols_team(one).chunks
+    case = Case((plans.TEAM_STRIPS * G + 3, 16385, M), dtype, params)
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.endswith(f",{plans.TEAM_FORWARD_BLOCKS} >")
+    ran = _force(monkeypatch, p, plan)
+    for seed in (15, 16):
+        check_case(case, seed=seed)
+    assert len(ran) == 2
+
+
 def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
     """As rowTeam: a captured stream gets the kernel without teams, a refused launch falls back to it."""
     import cupy

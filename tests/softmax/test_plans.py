@@ -210,7 +210,7 @@ def test_axes_too_long_for_wide_strips_take_chunks(dtype, op, log):
         assert c.grid == (plans.cdiv(M, 32 * v) * c.chunks, N, 1) and c.block == (32, 8, 1)
         assert c.merge_grid[0] * 32 >= N * M and c.workspace_bytes == 8 * N * M * (c.chunks + 1)
         assert c.finish.startswith("colsFinish<") and c.merge.startswith("colsMerge<8,")
-    assert plans.choose(Problem(8, 16384, 1024, "float32")).kernel == "colsCluster"  # 64-byte strips
+    assert plans.choose(Problem(8, 16384, 1024, "float32"), teams=False).kernel == "colsCluster"  # 64-byte strips
     assert plans.choose(Problem(2, 60000, 4, "float32")).kernel == "colsChunks"       # no strip fits
     many = plans.choose(Problem(70000, 17, 3, "float32"))  # more slices than a grid's y: the kernels loop
     assert many.kernel == "colsChunks" and many.grid[1] == plans.GRID_Y
@@ -307,11 +307,14 @@ def _probe_lengths() -> list[int]:
 @pytest.mark.parametrize("N, L, M, dtype", [(16, 8192, 1024, "float32"), (1, 8192, 8192, "bfloat16"),
                                             (4, 32768, 1024, "float32"), (3, 4099, 40, "float32"),
                                             (2, 10007, 24, "float16")])
-def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype):
-    """colsTeam: T blocks hold the axis in at most TEAM_STRIP bytes of strip rows each (the last block's
-    share shorter), G teams never exceed the blocks the GPU holds at once (one team when unknown) nor
-    the strips, and the workspace holds a 128-byte line of count per team and two strips' states."""
-    p = Problem(N, L, M, dtype, "backward")
+@pytest.mark.parametrize("op", ["backward", "forward"])
+def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype, op):
+    """colsTeam: T blocks hold the axis in at most TEAM_STRIP bytes of strip rows each (softmax and
+    log-softmax: TEAM_FORWARD_STRIP; the last block's share shorter), G teams never exceed the blocks
+    the GPU holds at once (one team when unknown) nor the strips, and the workspace holds a 128-byte
+    line of count per team and two strips' states."""
+    p = Problem(N, L, M, dtype, op)
+    inputs = 2 if op == "backward" else 1
     c = plans.cols_team(p, held)
     T = plans.cols_team(p).chunks
     if 0 < held < T:
@@ -321,9 +324,9 @@ def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype):
     T, G = _team(c)
     W = int(c.expression.split(",")[1])
     cols = W // 16 * (16 // ITEMSIZE[dtype])
-    rows = plans.TEAM_STRIP // (W * 2)
+    rows = (plans.TEAM_STRIP if op == "backward" else plans.TEAM_FORWARD_STRIP) // (W * inputs)
     assert W == min(128, plans._pow2(M * ITEMSIZE[dtype])) and (T - 1) * rows < L <= T * rows
-    assert c.smem == (c.block[0] // 32 + 2) * cols * 8 + -(-L // T) * W * 2 <= plans.SMEM_MAX
+    assert c.smem == (c.block[0] // 32 + 2) * cols * 8 + -(-L // T) * W * inputs <= plans.SMEM_MAX
     strips = N * -(-M // cols)
     assert c.grid == (G * T, 1, 1) and 1 <= G <= strips
     assert G * T <= (held or T) and (G == strips or held == 0 or (G + 1) * T > held)
@@ -345,9 +348,30 @@ def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype):
 def test_strided_gradients_take_teams_where_measured(shape, dtype, log, held, kernel):
     N, L, M = shape
     assert plans.choose(Problem(N, L, M, dtype, "backward", log), held=held).kernel == kernel
-    assert plans.choose(Problem(N, L, M, dtype, "forward", log), held=held).kernel != "colsTeam"
     if kernel == "colsTeam":  # a captured stream or a refused launch: the kernel without teams
         assert plans.choose(Problem(N, L, M, dtype, "backward", log), held=held, teams=False).kernel != "colsTeam"
+
+
+@pytest.mark.parametrize("shape, dtype, held, kernel", [
+    ((4, 32768, 1024), "float32", 264, "colsTeam"), ((4, 32768, 1024), "bfloat16", 264, "colsTeam"),
+    ((1, 32768, 4096), "float16", 264, "colsTeam"), ((8, 16384, 1024), "float32", 264, "colsTeam"),
+    ((8, 16384, 1024), "bfloat16", 0, "colsTeam"),    # one team when the GPU is unknown
+    ((16, 8192, 1024), "float32", 264, "colsCluster"),  # two or three blocks an SM on a cluster: level
+    ((1, 8192, 8192), "bfloat16", 264, "colsCluster"),
+    ((4, 65536, 1024), "float32", 264, "colsChunks"),   # unmeasured
+    ((8, 16384, 36), "float32", 264, "colsCluster"),    # a slice not in whole 128-byte strips
+    ((1, 16384, 1024), "float32", 264, "colsCluster")])  # 32 strips: too few for 8 teams
+def test_strided_forward_takes_teams_past_two_cluster_blocks_an_sm(shape, dtype, held, kernel):
+    """Softmax and log-softmax take teams of 64 KiB blocks (three an SM) down axes of 16384 to 32768
+    rows, where a cluster of 16 would hold a 128-byte strip with one block an SM (or not at all)."""
+    N, L, M = shape
+    for log in (False, True):
+        c = plans.choose(Problem(N, L, M, dtype, "forward", log), held=held)
+        assert c.kernel == kernel, (log, c.expression)
+        if kernel == "colsTeam":
+            S = plans.WIDE_STAGES if dtype == "float32" else plans.TEAM_FORWARD_STAGES16
+            assert c.expression.endswith(f",{S},{plans.OPS['forward', log]},{plans.TEAM_FORWARD_BLOCKS} >")
+            assert plans.choose(Problem(N, L, M, dtype, "forward", log), held=held, teams=False).kernel != kernel
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
@@ -373,7 +397,11 @@ def test_every_dispatched_expression_is_built(dtype, op):
         assert any(e.startswith("rowTeam<float") and "Forward<true>" in e for e in built[plans.SRC["rowstream"]])
     if op == "backward":
         ct = {"float32": "float", "bfloat16": "bf16", "float16": "half16"}[dtype]
-        assert {f"colsTeam<{ct},128,256,4,Backward<{log}> >" for log in ("false", "true")} <= set(
+        assert {f"colsTeam<{ct},128,256,4,Backward<{log}>,2 >" for log in ("false", "true")} <= set(
+            built[plans.SRC["colscluster"]])
+    else:
+        ct, S = {"float32": ("float", 4), "bfloat16": ("bf16", 2), "float16": ("half16", 2)}[dtype]
+        assert {f"colsTeam<{ct},128,256,{S},Forward<{log}>,3 >" for log in ("false", "true")} <= set(
             built[plans.SRC["colscluster"]])
 
 

@@ -93,11 +93,13 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
     K("colsCluster", SRC["colscluster"], "colsCluster<{T},8,128,256,1," + _F + ">", (256, 1), None, "strided",
       lambda p, b: plans.cols_cluster_best(p), _HERE,
       "Strips held in shared memory across a thread-block cluster (distributed shared memory): x read once."),
-    K("colsTeam", SRC["colscluster"], f"colsTeam<{{T}},128,256,{plans.WIDE_STAGES}," + _F + ">", (256, 1), None,
+    K("colsTeam", SRC["colscluster"],
+      f"colsTeam<{{T}},128,256,{plans.WIDE_STAGES},Forward<false>,{plans.TEAM_FORWARD_BLOCKS} >", (256, 1), None,
       "strided", lambda p, b: plans.cols_team(p), _HERE,  # one team here: the ladder sizes the teams to the GPU
       "colsCluster's strips on a team of ordinary blocks meeting through global memory, every block "
       "resident (a cooperative launch): a strip spans any number of blocks, so each holds little and "
-      "several share an SM; gradients, whose two inputs filled an SM on a cluster, gain most."),
+      "several share an SM; gradients, whose two inputs filled an SM on a cluster, gain most, and axes "
+      "too long for a cluster to hold with two blocks an SM."),
     # --- the last axis -----------------------------------------------------------------------
     K("rowOnline", SRC["rows"], "rowOnline<{T},{V},false>", (128, 1), None, "last", _row_online, _HERE,
       "A warp per row, online max and sum, shuffles instead of shared memory: 2 reads."),

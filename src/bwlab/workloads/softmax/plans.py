@@ -222,14 +222,27 @@ def team_wanted(p: Problem) -> bool:
     16-byte pairs of states (wide-loads.txt; slower or level wherever both were run), float32
     [16, 4096, 1024] ran at 86% against colsSpread's 80%, bfloat16 lost 3 points to colsCluster there,
     and shorter axes ([32, 2048, 1024], [64, 1024, 2048]) lost 3-8. log-softmax gradients were not
-    timed apart (the same kernel with another finishing formula). Forward passes were level with
-    colsCluster or slower, and within 3 points of colsChunks either way: their clusters keep two or
-    three blocks an SM already. Slices are cut in whole strips (the slices timed were 4-32 KiB wide;
-    narrower ones, down to one strip, are not timed)."""
+    timed apart (the same kernel with another finishing formula). Slices are cut in whole strips (the
+    slices timed were 4-32 KiB wide; narrower ones, down to one strip, are not timed).
+    Softmax and log-softmax down axes of 16384 to 32768 rows, in 64 KiB blocks whose registers leave
+    room for three an SM (TEAM_FORWARD_*; told two, 16-bit forward took 90-101 registers and two
+    blocks of 256 fit an SM). There a cluster of 16 holds a 128-byte strip with one block an SM, or
+    not at all (colsChunks reads x twice). On the H200 (benchmarks/h200/softmax/bf16-stages,
+    long.txt, two rounds), float32 [4, 32768, 1024] ran at 65-68% of a copy against colsChunks'
+    61-62%, [32768, 4096] 64-66% against 61-62%, [8, 16384, 1024] 72.7-74.1% against colsCluster's
+    67-68%; bfloat16 57.6-58.4%, 56.6-57.3% and 62.7-63.7% against 54-57%, 54.6-56.4% and 59-60%
+    (16-bit rows folded in 2 groups as they land: level with 1 group at 16384 rows, 0.7-3.6 points
+    ahead at 32768). Shorter axes, whose clusters keep two or three blocks an SM, stay on them
+    (probe.txt): bfloat16 teams at [16, 8192, 1024] and [8192, 8192] ran 0.7-3.7 points slower on
+    their best geometry, float32 level (-0.4 to +1.1). 16-bit gradients down 32768 rows stay on
+    colsChunks: teams of 96 KiB blocks ran 0-5.6 points ahead in the probe, level in the bench (59.0%
+    of memcpy against 58.9%)."""
     if p.M > 1:
-        lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
-        return (p.op == "backward" and p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] % 128 == 0
-                and lo <= p.L <= hi)
+        if p.op == "backward":
+            lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
+        else:
+            lo, hi = 16384, 32768
+        return p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] % 128 == 0 and lo <= p.L <= hi
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
     return p.op == "forward" and p.vec * ITEMSIZE[p.dtype] == 16 and 3 <= blocks <= 16
 
@@ -359,20 +372,29 @@ def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUS
                       "x read once")
 
 
-TEAM_STRIP = 96 * 1024         # colsTeam: bytes of strip rows a block holds (two blocks an SM)
+TEAM_STRIP = 96 * 1024         # colsTeam, gradients: bytes of strip rows a block holds (two blocks an SM)
 TEAM_STRIPS = 10               # colsTeam: strips a team takes at least (10.7 to 42 measured)
+# colsTeam, softmax and log-softmax: 64 KiB of strip rows a block and registers for three blocks an SM
+# (__launch_bounds__); 16-bit rows folded in 2 groups as they land (team_wanted has the figures)
+TEAM_FORWARD_STRIP, TEAM_FORWARD_BLOCKS, TEAM_FORWARD_STAGES16 = 64 * 1024, 3, 2
 
 
 def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: int = 0,
-              budget: int = TEAM_STRIP, T: int = 0, G: int = 0) -> Optional[Choice]:
+              budget: int = 0, T: int = 0, G: int = 0, minb: int = 0) -> Optional[Choice]:
     """colsCluster's strips, W bytes wide (at most the slice's width), on a team of T ordinary blocks
     (the fewest whose `budget` bytes hold the axis when 0) meeting through global memory; G teams (as
     many as the GPU holds at once when 0: `held` blocks of this kernel, 0 when unknown, taken as one
     team; None where it holds less than a team), team g taking strips g, g + G, ..., the next strip
-    read while one is written. S groups of rows folded as they land (0: one for 16-bit forward, whose
-    two-pass fold has no registers for more, else WIDE_STAGES). A cooperative launch. 16-byte packs."""
+    read while one is written. S groups of rows folded as they land; registers for `minb` blocks an
+    SM. 0 takes the pass's geometry: gradients TEAM_STRIP bytes, WIDE_STAGES groups, two blocks;
+    softmax and log-softmax TEAM_FORWARD_STRIP, WIDE_STAGES groups (16-bit: TEAM_FORWARD_STAGES16),
+    TEAM_FORWARD_BLOCKS blocks. A cooperative launch. 16-byte packs."""
     if p.vec * ITEMSIZE[p.dtype] != 16 or p.M == 1:
         return None
+    fwd = p.op == "forward"
+    budget = budget or (TEAM_FORWARD_STRIP if fwd else TEAM_STRIP)
+    minb = minb or (TEAM_FORWARD_BLOCKS if fwd else 2)
+    S = S or (TEAM_FORWARD_STAGES16 if fwd and ITEMSIZE[p.dtype] == 2 else WIDE_STAGES)
     W = min(W, max(16, _pow2(p.M * ITEMSIZE[p.dtype])))
     cols = W // 16 * p.vec
     T = T or cdiv(p.L, max(1, budget // (W * p.inputs)))
@@ -381,8 +403,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     if smem > SMEM_MAX or 0 < held < T:
         return None
     G = min(strips(p, cols), G or max(1, held // T))
-    S = S or (1 if p.op == "forward" and ITEMSIZE[p.dtype] == 2 else WIDE_STAGES)
-    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]} >"
+    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]},{minb} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",
                   chunks=T, extra=(G,), workspace_bytes=counts + 2 * 8 * G * T * cols, zeroed=counts,
@@ -504,8 +525,9 @@ def strided(p: Problem, big_clusters: bool = True, held: int = 0, teams: bool = 
     4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53% against 32-33%),
     gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384, 1024] (64-byte
     strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs (no cluster):
-    35-54% against colsSplit's 11-41%. Gradients down long axes take teams (team_wanted) where each
-    takes TEAM_STRIPS strips or more."""
+    35-54% against colsSplit's 11-41%. Gradients down long axes, and softmax and log-softmax down
+    axes of 16384 to 32768 rows, take teams (team_wanted) where each takes TEAM_STRIPS strips or
+    more."""
     c = cols_regs(p)
     if c is not None:
         return c

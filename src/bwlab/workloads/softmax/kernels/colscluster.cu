@@ -336,11 +336,12 @@ colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a
 // COLS columns), and as a block writes one strip out it refills its slots with the next one's rows.
 // A block waits for the rest of its team, so every block must be resident (a cooperative launch).
 // ws: G counts 128 bytes apart (zeroed before the launch), then [G][2][blocks][COLS] states
-// (by strip parity: a slow block may still read the previous strip's). Two blocks an SM (the
-// dispatch's 96 KiB of strip rows each): told so, NVRTC gives them up to 128 registers a thread,
-// where left to choose, 13.5 settled two at 64 and spilled.
-template <typename T, int W, int THREADS, int S, class Op>
-__global__ void __launch_bounds__(THREADS, 2)
+// (by strip parity: a slow block may still read the previous strip's). MINB blocks an SM: gradients
+// 2 (96 KiB of strip rows each; told so, NVRTC gives them up to 128 registers a thread, where left
+// to choose, 13.5 settled two at 64 and spilled), softmax and log-softmax 3 (64 KiB each; told 2,
+// 16-bit forward took 90-101 registers, which left room for two blocks of 256 an SM, not three).
+template <typename T, int W, int THREADS, int S, class Op, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
          i64 blocks, i64 G) {
   typedef Share<T, W, THREADS, Op> Sh;
