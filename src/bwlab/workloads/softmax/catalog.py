@@ -98,8 +98,8 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       "strided", lambda p, b: plans.cols_team(p), _HERE,  # one team here: the ladder sizes the teams to the GPU
       "colsCluster's strips on a team of ordinary blocks meeting through global memory, every block "
       "resident (a cooperative launch): a strip spans any number of blocks, so each holds little and "
-      "several share an SM; gradients, whose two inputs filled an SM on a cluster, gain most, and axes "
-      "too long for a cluster to hold with two blocks an SM."),
+      "several share an SM. It gains most on gradients, whose two inputs filled an SM on a cluster, and "
+      "on axes too long for a cluster to hold at two blocks an SM."),
     # --- the last axis -----------------------------------------------------------------------
     K("rowOnline", SRC["rows"], "rowOnline<{T},{V},false>", (128, 1), None, "last", _row_online, _HERE,
       "A warp per row, online max and sum, shuffles instead of shared memory: 2 reads."),

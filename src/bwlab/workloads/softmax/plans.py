@@ -229,14 +229,14 @@ def team_wanted(p: Problem) -> bool:
     blocks of 256 fit an SM). There a cluster of 16 holds a 128-byte strip with one block an SM, or
     not at all (colsChunks reads x twice). On the H200 (benchmarks/h200/softmax/bf16-stages,
     long.txt, two rounds), float32 [4, 32768, 1024] ran at 65-68% of a copy against colsChunks'
-    61-62%, [32768, 4096] 64-66% against 61-62%, [8, 16384, 1024] 72.7-74.1% against colsCluster's
+    61-62%, [32768, 4096] dim 0 64-66% against 61-62%, [8, 16384, 1024] 72.7-74.1% against colsCluster's
     67-68%; bfloat16 57.6-58.4%, 56.6-57.3% and 62.7-63.7% against 54-57%, 54.6-56.4% and 59-60%
     (16-bit rows folded in 2 groups as they land: level with 1 group at 16384 rows, 0.7-3.6 points
     ahead at 32768). Shorter axes, whose clusters keep two or three blocks an SM, stay on them
     (probe.txt): bfloat16 teams at [16, 8192, 1024] and [8192, 8192] ran 0.7-3.7 points slower on
     their best geometry, float32 level (-0.4 to +1.1). 16-bit gradients down 32768 rows stay on
-    colsChunks: teams of 96 KiB blocks ran 0-5.6 points ahead in the probe, level in the bench (59.0%
-    of memcpy against 58.9%)."""
+    colsChunks: teams of 96 KiB blocks ran 0-5.6 points ahead in the probe, level in a bench run (59.0%
+    of memcpy against 58.9% in the run before)."""
     if p.M > 1:
         if p.op == "backward":
             lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
