@@ -111,8 +111,43 @@ def test_short_rows_fit_their_lanes_without_idle_blocks(dtype, op, L):
 def test_short_rows_spread_over_more_lanes():
     """[4194304, 32]: 4 lanes of 2 packs a float32 row, 2 rows a lane group (the H200 sweep)."""
     c = plans.choose(Problem(4194304, 32, 1, "float32"))
-    assert c.expression.startswith("rowWarp<float,4,4,2,2,128,")
+    assert c.expression.startswith("rowWarp<float,4,4,2,2,32,") and c.grid == (4194304 // 16, 1, 1)
     assert plans.choose(Problem(1, 1024, 1, "float32")).block == (32, 1, 1)  # one warp, no idle half
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("op", ["forward", "backward"])
+def test_row_warp_blocks_of_one_warp_past_two_packs(dtype, op):
+    """rowWarp on blocks of one warp for rows of 3 to 128 whole packs, 64 threads for rows of 1 or 2
+    packs (one warp lost 20 points there on the H200), 128 for rows not in 16-byte packs and for the
+    16-bit forward rows of 4096 (a warp of 16 packs a lane, measured on 128)."""
+    v = 16 // (4 if dtype == "float32" else 2)
+    for packs, want in ((1, 64), (2, 64), (3, 32), (4, 32), (8, 32), (33, 32), (128, 32)):
+        c = plans.choose(Problem(1000, packs * v, 1, dtype, op))
+        assert c.kernel == "rowWarp" and c.block == (want, 1, 1), (packs, c.expression)
+        assert f",{want},{plans.OPS[op, False]} >" in c.expression
+    assert plans.choose(Problem(1000, 4 * v + 1, 1, dtype, op)).block == (128, 1, 1)  # not in packs
+    assert plans.choose(Problem(1000, 4 * v, 1, dtype, op, aligned=False)).block == (128, 1, 1)
+    if dtype != "float32" and op == "forward":
+        assert plans.choose(Problem(1000, 4096, 1, dtype, op)).block == (128, 1, 1)
+
+
+def test_gradient_rows_take_one_pack_a_thread():
+    """rowBlock gradients: one pack of y and dy a thread up to 1024 threads (float32) or 512 (16-bit),
+    the H200 sweep's best; longer rows, forward passes and rows not in packs keep BLOCK_K's packs."""
+    def geometry(L, dtype, op="backward", aligned=True):
+        c = plans.choose(Problem(1000, L, 1, dtype, op, aligned=aligned))
+        assert c.kernel == "rowBlock"
+        return c.block[0], int(c.expression.split(",")[3])
+    assert geometry(4096, "float32") == (1024, 1)
+    assert geometry(2048, "float32") == (512, 1)
+    assert geometry(1000, "float32") == (256, 1)
+    assert geometry(8192, "float32") == (512, 4)
+    assert geometry(4096, "bfloat16") == (512, 1)
+    assert geometry(2048, "float16") == (256, 1)
+    assert geometry(8192, "bfloat16") == (512, 2)
+    assert geometry(4096, "float32", "forward") == (128, 8)
+    assert geometry(1001, "float32") == (256, 4)  # not in packs: one element a pack, BLOCK_K's 4
 
 
 def test_long_16bit_forward_rows_take_a_warp_each():

@@ -60,7 +60,7 @@ def _row_online(p: Problem, block) -> Choice:
 
 def _row_warp(p: Problem, block) -> Optional[Choice]:
     for K in (4, 8, 16, 32)[: 4 if p.dtype == "float32" else 3]:  # the fewest registers that hold the row
-        c = plans.row_warp(p, K)
+        c = plans.row_warp(p, K, threads=128)
         if c is not None:
             return c
     return None

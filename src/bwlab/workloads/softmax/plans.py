@@ -28,6 +28,11 @@ WARP_K = 4                     # packs per lane of rowWarp on rows of more than 
 # Packs per thread of rowBlock/rowCluster by (element size, inputs): 32 elements of x per
 # thread (16 with a gradient), so that 1024 threads fit in 64 registers each without spilling.
 BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
+# rowBlock gradients of rows up to this many packs (by element size): one pack of y and dy a thread,
+# a block of up to 1024. On the H200 they ran 0.4-1.4 points of a copy ahead of BLOCK_K's packs
+# (float32 rows of 1024-4096, bfloat16 of 2048-4096); bfloat16 rows of 8192 on 1024 threads lost
+# 0.6 (benchmarks/h200/softmax/roof-blocks). Forward passes lost 10-25 points on one pack a thread.
+GRADIENT_ONE_PACK = {4: 1024, 2: 512}
 CLUSTERS = (2, 4, 8)           # portable cluster sizes
 BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
 WIDE_STAGES = 4                # colsCluster on 16 blocks: groups of rows folded as they land
@@ -109,12 +114,30 @@ def warp_geometry(packs: int) -> tuple[int, int]:
     return WARP_K, 1
 
 
-def row_warp(p: Problem, K: int = 0, R: int = 1, threads: int = 128) -> Optional[Choice]:
+def whole_packs(p: Problem) -> bool:
+    """Rows read in 16-byte packs (the geometries below were measured on those)."""
+    return p.vec * ITEMSIZE[p.dtype] == 16
+
+
+def warp_threads(p: Problem, packs: int) -> int:
+    """rowWarp's block size. On the H200 (benchmarks/h200/softmax/roof-blocks), blocks of one warp ran
+    rows of 4 to 128 packs 1-3.6 points of a copy faster than blocks of 128 (softmax and log-softmax;
+    gradients level): a block's slot frees when its one warp ends, not its slowest of four. Rows of 1
+    or 2 packs, a lane or two a row, lost 20 points on one warp (the blocks come too fast to start)
+    and take 64 threads (level with 128 or up to 1 point ahead); rows of 3 share the geometry of 4."""
+    if not whole_packs(p):
+        return 128
+    return 32 if packs > 2 else 64
+
+
+def row_warp(p: Problem, K: int = 0, R: int = 1, threads: int = 0) -> Optional[Choice]:
     """G lanes a row (the fewest, a power of two, that hold it in K packs a lane), R rows a lane
-    group, in blocks of `threads`; K = 0: the dispatch's geometry (warp_geometry)."""
+    group, in blocks of `threads`; K = 0: the dispatch's geometry (warp_geometry); threads = 0:
+    the dispatch's block size (warp_threads)."""
     packs = p.L // p.vec
     if not K:
         K, R = warp_geometry(packs)
+    threads = threads or warp_threads(p, packs)
     G = _pow2(cdiv(packs, K))
     if G > 32:
         return None
@@ -130,9 +153,12 @@ def row_block(p: Problem, threads: Optional[int] = None) -> Optional[Choice]:
     """A block per row, K packs a thread. Rows that one warp holds in up to 2 * BLOCK_K packs a
     lane take a block of one warp: on the H200, float32 rows of 1024 ran at 92% of memcpy
     against 88% on 64 threads (half of them padding), bfloat16 rows of 2048 at 88% against 80%
-    (benchmarks/h200/softmax/sweeps)."""
+    (benchmarks/h200/softmax/sweeps). Gradients of rows up to GRADIENT_ONE_PACK packs take one pack
+    of each input a thread (below)."""
     packs, K = p.L // p.vec, BLOCK_K[ITEMSIZE[p.dtype], p.inputs]
-    if threads is None and cdiv(packs, 32) <= 2 * K:
+    if threads is None and p.op == "backward" and whole_packs(p) and packs <= GRADIENT_ONE_PACK[ITEMSIZE[p.dtype]]:
+        threads, K = _pow2(packs), 1
+    elif threads is None and cdiv(packs, 32) <= 2 * K:
         threads, K = 32, _pow2(cdiv(packs, 32))
     t = threads or min(1024, max(64, _pow2(cdiv(packs, K))))
     if t * K < packs:
