@@ -31,7 +31,7 @@ BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
 # rowBlock gradients of rows up to this many packs (by element size): one pack of y and dy a thread,
 # a block of up to 1024. On the H200 they ran 0.4-1.4 points of a copy ahead of BLOCK_K's packs
 # (float32 rows of 1024-4096, bfloat16 of 2048-4096); bfloat16 rows of 8192 on 1024 threads lost
-# 0.6 (benchmarks/h200/softmax/roof-blocks). Forward passes lost 10-25 points on one pack a thread.
+# 0.6 (benchmarks/h200/softmax/roof-blocks). Forward passes lost 11-23 points on one pack a thread.
 GRADIENT_ONE_PACK = {4: 1024, 2: 512}
 CLUSTERS = (2, 4, 8)           # portable cluster sizes
 BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
@@ -121,8 +121,8 @@ def whole_packs(p: Problem) -> bool:
 
 def warp_threads(p: Problem, packs: int) -> int:
     """rowWarp's block size. On the H200 (benchmarks/h200/softmax/roof-blocks), blocks of one warp ran
-    rows of 4 to 128 packs 1-3.6 points of a copy faster than blocks of 128 (softmax and log-softmax;
-    gradients level): a block's slot frees when its one warp ends, not its slowest of four. Rows of 1
+    rows of 4 to 128 packs 0.3-3.6 points of a copy faster than blocks of 128 (softmax and log-softmax;
+    gradients level), presumably as a block's slot frees when its one warp ends, not its slowest of four. Rows of 1
     or 2 packs, a lane or two a row, lost 20 points on one warp (the blocks come too fast to start)
     and take 64 threads (level with 128 or up to 1 point ahead); rows of 3 share the geometry of 4."""
     if not whole_packs(p):
