@@ -133,21 +133,31 @@ def test_row_warp_blocks_of_one_warp_past_two_packs(dtype, op):
 
 
 def test_gradient_rows_take_one_pack_a_thread():
-    """rowBlock gradients: one pack of y and dy a thread up to 1024 threads (float32) or 512 (16-bit),
-    the H200 sweep's best; longer rows, forward passes and rows not in packs keep BLOCK_K's packs."""
-    def geometry(L, dtype, op="backward", aligned=True):
-        c = plans.choose(Problem(1000, L, 1, dtype, op, aligned=aligned))
+    """rowBlock gradients: one pack of y and dy a thread up to 1024 threads (float32) or 512 (16-bit)
+    where the block is full but for at most 1/32, not for 16-bit log-softmax (the H200 sweeps);
+    longer rows, fuller ones, forward passes and rows not in packs keep the packs before it."""
+    def geometry(L, dtype, op="backward", aligned=True, log=False):
+        c = plans.choose(Problem(1000, L, 1, dtype, op, log, aligned))
         assert c.kernel == "rowBlock"
         return c.block[0], int(c.expression.split(",")[3])
     assert geometry(4096, "float32") == (1024, 1)
+    assert geometry(4096, "float32", log=True) == (1024, 1)
     assert geometry(2048, "float32") == (512, 1)
-    assert geometry(1000, "float32") == (256, 1)
+    assert geometry(1000, "float32") == (256, 1)  # 250 of 256 threads
     assert geometry(8192, "float32") == (512, 4)
     assert geometry(4096, "bfloat16") == (512, 1)
+    assert geometry(4096, "bfloat16", log=True) == (256, 2)  # 16-bit log-softmax gradients keep 2 packs
     assert geometry(2048, "float16") == (256, 1)
     assert geometry(8192, "bfloat16") == (512, 2)
     assert geometry(4096, "float32", "forward") == (128, 8)
+    # a quarter to half of the block idle: the packs before (129, 514, 257 and 375 packs)
+    assert geometry(516, "float32") == (32, 8)
+    assert geometry(2056, "float32") == (256, 4)
+    assert geometry(2056, "bfloat16") == (256, 2)
+    assert geometry(3000, "bfloat16") == (256, 2)
     assert geometry(1001, "float32") == (256, 4)  # not in packs: one element a pack, BLOCK_K's 4
+    assert geometry(4096, "float32", aligned=False) == (1024, 4)  # not 16-byte aligned: one element a pack
+    assert plans.one_pack_gradient(Problem(1000, 64, 1, "float32", "backward"), 16) is False  # rowWarp's rows
 
 
 def test_long_16bit_forward_rows_take_a_warp_each():

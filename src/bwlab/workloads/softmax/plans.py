@@ -28,10 +28,8 @@ WARP_K = 4                     # packs per lane of rowWarp on rows of more than 
 # Packs per thread of rowBlock/rowCluster by (element size, inputs): 32 elements of x per
 # thread (16 with a gradient), so that 1024 threads fit in 64 registers each without spilling.
 BLOCK_K = {(4, 1): 8, (4, 2): 4, (2, 1): 4, (2, 2): 2}
-# rowBlock gradients of rows up to this many packs (by element size): one pack of y and dy a thread,
-# a block of up to 1024. On the H200 they ran 0.4-1.4 points of a copy ahead of BLOCK_K's packs
-# (float32 rows of 1024-4096, bfloat16 of 2048-4096); bfloat16 rows of 8192 on 1024 threads lost
-# 0.6 (benchmarks/h200/softmax/roof-blocks). Forward passes lost 11-23 points on one pack a thread.
+# rowBlock gradients of rows up to this many packs (by element size): one pack of y and dy a thread
+# (one_pack_gradient), a block of up to 1024.
 GRADIENT_ONE_PACK = {4: 1024, 2: 512}
 CLUSTERS = (2, 4, 8)           # portable cluster sizes
 BIG_CLUSTER = 16               # the largest Hopper allows when a kernel opts in
@@ -149,14 +147,28 @@ def row_warp(p: Problem, K: int = 0, R: int = 1, threads: int = 0) -> Optional[C
                   why=f"{G} lanes per row, held in registers" + (f", {R} rows per lane group" if R > 1 else ""))
 
 
+def one_pack_gradient(p: Problem, packs: int) -> bool:
+    """Whether rowBlock takes a gradient row of `packs` (more than rowWarp holds, up to
+    GRADIENT_ONE_PACK) on one pack of y and dy a thread, in a block of the next power of two. On the
+    H200 (benchmarks/h200/softmax/roof-blocks: sweep.txt, probe.txt, grad.txt; two rounds) that ran
+    0.4-2.4 points of a copy ahead of the packs before it where the block is full or nearly (float32
+    rows of 250, 256, 512 and 1024 packs, bfloat16 of 256 and 512; log-softmax too in float32), but
+    2.5-23 points behind with a quarter to half of it idle (129, 257, 375 and 514 packs), and 0.4-1.9 behind on
+    bfloat16 log-softmax gradients of 512 packs. So at most 1/32 of the block idle, and not 16-bit
+    log-softmax. Forward passes lost 10-23 points on one pack a thread."""
+    t = _pow2(packs)
+    return (p.op == "backward" and whole_packs(p) and 128 < packs <= GRADIENT_ONE_PACK[ITEMSIZE[p.dtype]]
+            and 32 * packs >= 31 * t and not (p.log and ITEMSIZE[p.dtype] == 2))
+
+
 def row_block(p: Problem, threads: Optional[int] = None) -> Optional[Choice]:
     """A block per row, K packs a thread. Rows that one warp holds in up to 2 * BLOCK_K packs a
     lane take a block of one warp: on the H200, float32 rows of 1024 ran at 92% of memcpy
     against 88% on 64 threads (half of them padding), bfloat16 rows of 2048 at 88% against 80%
-    (benchmarks/h200/softmax/sweeps). Gradients of rows up to GRADIENT_ONE_PACK packs take one pack
-    of each input a thread (below)."""
+    (benchmarks/h200/softmax/sweeps). Some gradients take one pack of each input a thread
+    (one_pack_gradient)."""
     packs, K = p.L // p.vec, BLOCK_K[ITEMSIZE[p.dtype], p.inputs]
-    if threads is None and p.op == "backward" and whole_packs(p) and packs <= GRADIENT_ONE_PACK[ITEMSIZE[p.dtype]]:
+    if threads is None and one_pack_gradient(p, packs):
         threads, K = _pow2(packs), 1
     elif threads is None and cdiv(packs, 32) <= 2 * K:
         threads, K = 32, _pow2(cdiv(packs, 32))
@@ -612,7 +624,9 @@ def _row_lengths(dtype: str) -> list[int]:
     lengths = [1, 2, 3] + [v << g for g in range(8)]                    # rowWarp, every (G, K, R)
     ks = {k for (e, _), k in BLOCK_K.items() if e == ITEMSIZE[dtype]}
     lengths += [v * k * t for k in ks for t in (64, 128, 256, 512, 1024)]  # rowBlock
+    lengths += [v * 3 * k * t // 4 for k in ks for t in (64, 128, 256, 512, 1024)]  # ... gradients' packs
     lengths += [v * 32 * k for k in (8, 16)]                                # rowBlock of one warp
+    lengths += [v * 24 * k for k in (8, 16)]                                # ... for gradients too
     lengths += [v * k * 1024 * c for c in CLUSTERS for k in ks]          # rowCluster (rows not in packs)
     lengths += [v * STREAM_K * STREAM_THREADS * c for c in CLUSTERS]      # rowStream
     lengths += [v * 8 * 1024 * 8 + v, 1 << 23, 1 << 24]                   # rowRelay, rowSplit
