@@ -113,7 +113,7 @@ def warp_geometry(packs: int) -> tuple[int, int]:
 
 
 def whole_packs(p: Problem) -> bool:
-    """Rows read in 16-byte packs (the geometries below were measured on those)."""
+    """Rows (strips, on a strided axis) read in 16-byte packs."""
     return p.vec * ITEMSIZE[p.dtype] == 16
 
 
@@ -196,7 +196,7 @@ def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = S
     memory, K packs a thread folded in S groups as they land; G clusters (cdiv(N, R) when 0),
     cluster c taking rows c, c + G, ... 16-byte packs only."""
     packs = p.L // p.vec
-    if p.vec * ITEMSIZE[p.dtype] != 16:
+    if not whole_packs(p):
         return None
     C = C or next((c for c in CLUSTERS if c * threads * K >= packs), 0)
     if not C or C * threads * K < packs:
@@ -217,7 +217,7 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
     kernel, 0 when unknown, taken as one team; None where it holds less than a team), team t taking
     rows t, t + G, ... A cooperative launch: every block must be resident, since a block waits for
     the rest of its row. 16-byte packs only."""
-    if p.vec * ITEMSIZE[p.dtype] != 16:
+    if not whole_packs(p):
         return None
     packs = p.L // p.vec
     T = T or cdiv(packs, threads * K)
@@ -280,9 +280,9 @@ def team_wanted(p: Problem) -> bool:
             lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
         else:
             lo, hi = 16384, 32768
-        return p.vec * ITEMSIZE[p.dtype] == 16 and p.M * ITEMSIZE[p.dtype] % 128 == 0 and lo <= p.L <= hi
+        return whole_packs(p) and p.M * ITEMSIZE[p.dtype] % 128 == 0 and lo <= p.L <= hi
     blocks = cdiv(p.L // max(1, p.vec), STREAM_THREADS * STREAM_K)
-    return p.op == "forward" and p.vec * ITEMSIZE[p.dtype] == 16 and 3 <= blocks <= 16
+    return p.op == "forward" and whole_packs(p) and 3 <= blocks <= 16
 
 
 # rowTeam's teams take at least this many rows each, or the row keeps its kernel: with 1.3 rows a
@@ -310,7 +310,7 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] =
     """Both passes in one launch, each chunk's second read soon after its first (from L2): tickets
     alternate between a chunk's partial task and the finishing task of the chunk a row and `slack`
     bytes of chunks back (None: relay_slack). 16-byte packs only."""
-    if p.vec * ITEMSIZE[p.dtype] != 16:
+    if not whole_packs(p):
         return None
     packs = p.L // p.vec
     chunks = max(1, cdiv(packs, threads * K))
@@ -397,7 +397,7 @@ def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
 def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUSTER) -> Optional[Choice]:
     """128-byte strips held in the registers of a cluster of C blocks, R packs a thread (R the
     power of two that covers the block's rows: L / C over threads / 8 row groups, at most 16)."""
-    if p.vec * ITEMSIZE[p.dtype] != 16 or p.M * ITEMSIZE[p.dtype] < 128:
+    if not whole_packs(p) or p.M * ITEMSIZE[p.dtype] < 128:
         return None
     R = _pow2(cdiv(cdiv(p.L, C), threads // 8))
     if R > 16:
@@ -427,7 +427,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     SM. 0 takes the pass's geometry: gradients TEAM_STRIP bytes, WIDE_STAGES groups, two blocks;
     softmax and log-softmax TEAM_FORWARD_STRIP, WIDE_STAGES groups (16-bit: TEAM_FORWARD_STAGES16),
     TEAM_FORWARD_BLOCKS blocks. A cooperative launch. 16-byte packs."""
-    if p.vec * ITEMSIZE[p.dtype] != 16 or p.M == 1:
+    if not whole_packs(p) or p.M == 1:
         return None
     fwd = p.op == "forward"
     budget = budget or (TEAM_FORWARD_STRIP if fwd else TEAM_STRIP)
@@ -498,7 +498,7 @@ def long_row(p: Problem, held: int = 0, teams: bool = True) -> Choice:
     rows that a cluster holds stream through shared memory, longer ones and backward rows relay
     through L2 up to RELAY_ROW_MAX bytes of inputs a row; longer rows, and rows not in 16-byte
     packs, as before."""
-    if p.vec * ITEMSIZE[p.dtype] == 16:
+    if whole_packs(p):
         if teams and team_wanted(p) and (c := row_team(p, held)) and p.N >= TEAM_ROWS * c.extra[0]:
             return c
         if p.op == "forward" and (c := row_stream(p)):
