@@ -230,6 +230,25 @@ def test_every_element_size_has_misaligned_kernels():
         assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
 
 
+def test_words_blocks_reach_the_kernels_launch_bounds():
+    """tileWholeWords' blocks an SM are a fifth template argument of the tiles that have one, in
+    every expression built and launched; the tile's shape still parses from it."""
+    assert dispatch.WORDS_BLOCKS
+    for (e, cfg), blocks in dispatch.WORDS_BLOCKS.items():
+        assert cfg in dispatch.WORDS_CANDIDATES[e] and 1024 // cfg[2] < blocks and blocks * cfg[2] <= 2048
+        expr = dispatch.tile_expression(e, cfg, "tileWholeWords")
+        assert expr == "tileWholeWords<%d,%d,%d,%d,%d>" % (e, *cfg, blocks)
+        assert expr in dispatch.expressions()[dispatch.WHOLE]
+        assert dispatch.tile_shape(dispatch.Choice("words", e, dispatch.WHOLE, expr, cfg[2])) == cfg[:2]
+        kind, tile = dispatch.MISALIGNED_DEFAULT[e]
+        if (kind, tile) == ("words", cfg):
+            lay = dispatch.layout_of((16383, 16389), (16389, 1))  # strides in elements
+            assert dispatch.choose(e, lay).expression == expr
+    # a tile without an entry, and every other kernel, keep four arguments
+    assert dispatch.tile_expression(1, (64, 124, 128), "tileWholeWords") == "tileWholeWords<1,64,124,128>"
+    assert dispatch.tile_expression(1, (256, 124, 512), "tileAny") == "tileAny<1,256,124,512>"
+
+
 def _sector_writes(rows, e, shift, w, chunk, window=None):
     """Which output bytes of one output row tileSector's stores cover (its ownership rule,
     modelled): the row starts `shift` bytes past a 32-byte boundary; the sectors whose first

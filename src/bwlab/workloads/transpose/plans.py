@@ -182,7 +182,7 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # tileWhole, which beat tileSector and tileScalar on every misaligned probe shape there but
 # 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
-    1: ("words", (128, 124, 256)), 2: ("words", (64, 62, 128)), 4: ("whole", (64, 64, 256)),
+    1: ("words", (256, 124, 512)), 2: ("words", (128, 62, 256)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
@@ -213,13 +213,27 @@ WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 # tileWholeWords' configurations for 1- and 2-byte elements: tiles of 31 words' columns (124
 # bytes, 62 halves); a thread keeps (TR + 32/E - 1) / (4/E * threads/32) passes of 4/E words in
-# flight. On the H200 (whole-probe/words.txt): uint8 77-80% of memcpy at (128, 124, 256), 75-77%
-# at (64, 124, 128), 56-72% otherwise; uint16 82-86% at (64, 62, 128), 79-81% at (48, 62, 128)
-# (and 81-83% at (96, 62, 128), which spills 32 bytes).
+# flight. On the H200 (whole-probe/words.txt, an earlier form of the kernel): uint8 77-80% of
+# memcpy at (128, 124, 256), 75-77% at (64, 124, 128), 56-72% otherwise; uint16 82-86% at
+# (64, 62, 128), 79-81% at (48, 62, 128). Since the kernel stopped waiting on instruction issue,
+# more blocks an SM (WORDS_BLOCKS) and taller tiles won: words-occupancy/probe*.txt below.
 WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
-    1: ((128, 124, 256), (64, 124, 128)),
-    2: ((64, 62, 128), (48, 62, 128)),
+    1: ((256, 124, 512), (128, 124, 256)),
+    2: ((128, 62, 256), (64, 62, 128)),
 }
+# tileWholeWords' blocks an SM asked of the compiler (its launch bounds; so at most 65536 / (blocks
+# * threads) registers a thread), where not the kernel's 1024 / threads. Its loads wait on memory
+# latency (Nsight Compute: 4.6-4.9 of a warp's 12.2 cycles between instructions, 4 blocks an SM for
+# bytes), so more warps an SM help (bytes: 1536 threads an SM, from 1024); the taller uint16 tile
+# also reads fewer rows past it again (16 a tile of 128 rows, where 16 of 64 before). On the H200 (benchmarks/h200/transpose/words-occupancy: 4 probes of 3-4
+# rounds, 4-6 misaligned shapes of 256 MiB each, every candidate checked bit-exact first), against
+# the tiles before, mean of each probe's rounds: uint8 (256, 124, 512) at 3 blocks (40 registers, no
+# spills) +0.0 to +3.6 points of a copy on every shape (0.85 on average), 83.6-87.0%; at 2 blocks,
+# 2.7-5.8 behind. uint16 (128, 62, 256) at 5 (48 registers) -0.5 to +3.5 (1.3 on average),
+# 86.8-90.2%. Nothing tried reached 90% on every shape: (128, 124, 256) at 5 blocks kept up with the
+# uint8 tile but for single rounds at 59-63%, at 6 it ran 0.6-2.1 behind, more blocks of the uint16
+# tiles spilled, and uint16 tiles of 160-192 rows were level with the one chosen. On an H100 the uint8 tile ran 0.2-0.4 points behind the one before, uint16 level.
+WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)): 3, (2, (128, 62, 256)): 5}
 SECTOR_WAVES = 16  # tileSector's chunks: about this many blocks per multiprocessor (H200: 16 beat 4 and 8)
 
 
@@ -252,7 +266,8 @@ def align_tile(itemsize: int, plan: Optional[dict] = None) -> tuple[int, int, in
 
 
 def tile_expression(itemsize: int, cfg: tuple[int, int, int], kernel: str = "tileAny") -> str:
-    return "%s<%d,%d,%d,%d>" % (kernel, itemsize, *cfg)
+    blocks = WORDS_BLOCKS.get((itemsize, tuple(cfg))) if kernel == "tileWholeWords" else None
+    return "%s<%d,%d,%d,%d%s>" % (kernel, itemsize, *cfg, f",{blocks}" if blocks else "")
 
 
 def skinny_threads(short: int) -> int:
@@ -693,7 +708,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
 
 def tile_shape(choice: Choice) -> tuple[int, int]:
     m = re.fullmatch(r"(?:tileAny|tileAlign|tileScalar|tileStage|tileSector|tileWhole|tileWholeWords|stridedTile)"
-                     r"<\d+,(\d+),(\d+),\d+>", choice.expression)
+                     r"<\d+,(\d+),(\d+),\d+(?:,\d+)?>", choice.expression)
     if not m:
         raise ValueError(f"not a tile choice: {choice.label}")
     return int(m[1]), int(m[2])

@@ -117,7 +117,8 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
 // The stores read five words and shift them by the output row's phase. Loads never leave the
 // input's byte span [in_lo, in_hi). Lane 31 stores its words into G spare columns past the tile
 // (no branch a pass), and every lane's column addresses are taken once: recomputed for each pass
-// inside a branch, they cost about 16 instructions a pass.
+// inside a branch, they cost about 16 instructions a pass. MINB: blocks an SM for the launch
+// bounds (plans.WORDS_BLOCKS): the loads wait on memory latency, so more warps an SM help.
 template <int E, int TR, int TC, int THREADS>
 struct WordsTile {
   static constexpr int G = 4 / E;                        // elements a word
@@ -151,8 +152,8 @@ __device__ __forceinline__ uint4 words16(const unsigned* p, unsigned sh) {
                     __funnelshift_r(p[2], p[3], sh), __funnelshift_r(p[3], p[4], sh));
 }
 
-template <int E, int TR, int TC, int THREADS>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+template <int E, int TR, int TC, int THREADS, int MINB = 1024 / THREADS>
+__global__ void __launch_bounds__(THREADS, MINB)
 tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
                i64 bstride, u64 in_lo, u64 in_hi) {
   typedef WordsTile<E, TR, TC, THREADS> W;
