@@ -249,6 +249,13 @@ def test_words_blocks_reach_the_kernels_launch_bounds():
     assert dispatch.tile_expression(1, (256, 124, 512), "tileAny") == "tileAny<1,256,124,512>"
 
 
+def test_plans_stored_with_the_earlier_words_tiles_still_load():
+    for e, tiles in ((1, ((128, 124, 256), (64, 124, 128))), (2, ((64, 62, 128), (48, 62, 128)))):
+        for cfg in tiles:
+            doc = json.loads(json.dumps(dispatch.plan_document("GPU", {("misaligned", e): ("words", cfg)}, [])))
+            assert dispatch.parse_plan(doc) == {("misaligned", e): ("words", cfg)}
+
+
 def _sector_writes(rows, e, shift, w, chunk, window=None):
     """Which output bytes of one output row tileSector's stores cover (its ownership rule,
     modelled): the row starts `shift` bytes past a 32-byte boundary; the sectors whose first

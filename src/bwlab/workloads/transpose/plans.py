@@ -216,10 +216,11 @@ WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # flight. On the H200 (whole-probe/words.txt, an earlier form of the kernel): uint8 77-80% of
 # memcpy at (128, 124, 256), 75-77% at (64, 124, 128), 56-72% otherwise; uint16 82-86% at
 # (64, 62, 128), 79-81% at (48, 62, 128). Since the kernel stopped waiting on instruction issue,
-# more blocks an SM (WORDS_BLOCKS) and taller tiles won: words-occupancy/probe*.txt below.
+# more blocks an SM (WORDS_BLOCKS) and taller tiles won: words-occupancy/probe*.txt below. The
+# tiles before stay candidates, so plans that `bwlab tune transpose` stored with them still load.
 WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
-    1: ((256, 124, 512), (128, 124, 256)),
-    2: ((128, 62, 256), (64, 62, 128)),
+    1: ((256, 124, 512), (128, 124, 256), (64, 124, 128)),
+    2: ((128, 62, 256), (64, 62, 128), (48, 62, 128)),
 }
 # tileWholeWords' blocks an SM asked of the compiler (its launch bounds; so at most 65536 / (blocks
 # * threads) registers a thread), where not the kernel's 1024 / threads. Its loads wait on memory
