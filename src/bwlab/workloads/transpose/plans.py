@@ -226,14 +226,16 @@ WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # * threads) registers a thread), where not the kernel's 1024 / threads. Its loads wait on memory
 # latency (Nsight Compute: 4.6-4.9 of a warp's 12.2 cycles between instructions, 4 blocks an SM for
 # bytes), so more warps an SM help (bytes: 1536 threads an SM, from 1024); the taller uint16 tile
-# also reads fewer rows past it again (16 a tile of 128 rows, where 16 of 64 before). On the H200 (benchmarks/h200/transpose/words-occupancy: 4 probes of 3-4
-# rounds, 4-6 misaligned shapes of 256 MiB each, every candidate checked bit-exact first), against
-# the tiles before, mean of each probe's rounds: uint8 (256, 124, 512) at 3 blocks (40 registers, no
-# spills) +0.0 to +3.6 points of a copy on every shape (0.85 on average), 83.6-87.0%; at 2 blocks,
-# 2.7-5.8 behind. uint16 (128, 62, 256) at 5 (48 registers) -0.5 to +3.5 (1.3 on average),
-# 86.8-90.2%. Nothing tried reached 90% on every shape: (128, 124, 256) at 5 blocks kept up with the
-# uint8 tile but for single rounds at 59-63%, at 6 it ran 0.6-2.1 behind, more blocks of the uint16
-# tiles spilled, and uint16 tiles of 160-192 rows were level with the one chosen. On an H100 the uint8 tile ran 0.2-0.4 points behind the one before, uint16 level.
+# also reads fewer rows past it again (16 a tile of 128 rows, where 16 of 64 before). On the H200
+# (benchmarks/h200/transpose/words-occupancy: 4 probes of 3-4 rounds, 4-6 misaligned shapes of 256
+# MiB each, every candidate checked bit-exact first), against the tiles before, mean of each probe's
+# rounds: uint8 (256, 124, 512) at 3 blocks (40 registers, no spills) +0.0 to +3.6 points of a copy
+# on every shape (0.85 on average), 83.6-87.0%; at 2 blocks, 2.7-5.8 behind. uint16 (128, 62, 256)
+# at 5 (48 registers) -0.5 to +3.5 (1.3 on average), 86.8-90.2%. Nothing tried reached 90% on every
+# shape: (128, 124, 256) at 5 blocks kept up with the uint8 tile but for single rounds at 59-63%, at
+# 6 it ran 0.6-2.1 behind, more blocks of the uint16 tiles spilled, and uint16 tiles of 160-192 rows
+# were level with the one chosen. On an H100 the uint8 tile ran 0.2-0.4 points behind the one
+# before, uint16 level.
 WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)): 3, (2, (128, 62, 256)): 5}
 SECTOR_WAVES = 16  # tileSector's chunks: about this many blocks per multiprocessor (H200: 16 beat 4 and 8)
 
