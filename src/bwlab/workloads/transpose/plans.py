@@ -231,7 +231,7 @@ WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # MiB each, every candidate checked bit-exact first), against the tiles before, mean of each probe's
 # rounds: uint8 (256, 124, 512) at 3 blocks (40 registers, no spills) +0.0 to +3.6 points of a copy
 # on every shape (0.85 on average), 83.6-87.0%; at 2 blocks, 2.7-5.8 behind. uint16 (128, 62, 256)
-# at 5 (48 registers) -0.5 to +3.5 (1.3 on average), 86.8-90.2%. Nothing tried reached 90% on every
+# at 5 (47 registers) -0.5 to +3.5 (1.3 on average), 86.8-90.2%. Nothing tried reached 90% on every
 # shape: (128, 124, 256) at 5 blocks kept up with the uint8 tile but for single rounds at 59-63%, at
 # 6 it ran 0.6-2.1 behind, more blocks of the uint16 tiles spilled, and uint16 tiles of 160-192 rows
 # were level with the one chosen. On an H100 the uint8 tile ran 0.2-0.4 points behind the one
