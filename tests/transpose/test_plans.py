@@ -226,7 +226,7 @@ def test_every_element_size_has_misaligned_kernels():
             rsp = g * th // 32
             npass = -(-(tr + h - 1) // rsp)
             assert e <= 2 and tc == 31 * g and tr % h == 0 and th % 32 == 0 and npass * g <= 40
-            assert tc * ((48 + npass * rsp * e + 7) // 8 * 8 + 4) <= 48 * 1024
+            assert (tc + g) * ((48 + npass * rsp * e + 7) // 8 * 8 + 4) <= 48 * 1024  # and lane 31's spare columns
         assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
 
 
@@ -240,13 +240,23 @@ def test_words_blocks_reach_the_kernels_launch_bounds():
         assert expr == "tileWholeWords<%d,%d,%d,%d,%d>" % (e, *cfg, blocks)
         assert expr in dispatch.expressions()[dispatch.WHOLE]
         assert dispatch.tile_shape(dispatch.Choice("words", e, dispatch.WHOLE, expr, cfg[2])) == cfg[:2]
-        kind, tile = dispatch.MISALIGNED_DEFAULT[e]
-        if (kind, tile) == ("words", cfg):
-            lay = dispatch.layout_of((16383, 16389), (16389, 1))  # strides in elements
-            assert dispatch.choose(e, lay).expression == expr
+        lay = dispatch.layout_of((16383, 16389), (16389, 1))  # misaligned rows; strides in elements
+        assert dispatch.choose(e, lay, plan={("misaligned", e): ("words", cfg)}).expression == expr
     # a tile without an entry, and every other kernel, keep four arguments
     assert dispatch.tile_expression(1, (64, 124, 128), "tileWholeWords") == "tileWholeWords<1,64,124,128>"
     assert dispatch.tile_expression(1, (256, 124, 512), "tileAny") == "tileAny<1,256,124,512>"
+
+
+def test_words_blocks_cap_the_registers():
+    """The launch bounds take the blocks: each tile compiles to registers that fit that many blocks
+    an SM (under the kernel's default bounds the uint8 tile took 56 and the uint16 one 58)."""
+    from bwlab.core import build
+
+    threads = {dispatch.tile_expression(e, cfg, "tileWholeWords"): blocks * cfg[2]
+               for (e, cfg), blocks in dispatch.WORDS_BLOCKS.items()}
+    res = build.compile_each(dispatch.WHOLE, list(threads), "sm_90").resources
+    for expr, n in threads.items():
+        assert 0 < res[expr].registers <= 65536 // n, (expr, res[expr])
 
 
 def test_plans_stored_with_the_earlier_words_tiles_still_load():

@@ -180,7 +180,8 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-24, with tileSector:
 # benchmarks/h200/transpose/tune-sector), but for 1- to 4-byte elements tileWholeWords and
 # tileWhole, which beat tileSector and tileScalar on every misaligned probe shape there but
-# 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe).
+# 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe), at the 1- and
+# 2-byte tiles of WORDS_BLOCKS (benchmarks/h200/transpose/words-occupancy).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
     1: ("words", (256, 124, 512)), 2: ("words", (128, 62, 256)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
@@ -224,18 +225,21 @@ WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 }
 # tileWholeWords' blocks an SM asked of the compiler (its launch bounds; so at most 65536 / (blocks
 # * threads) registers a thread), where not the kernel's 1024 / threads. Its loads wait on memory
-# latency (Nsight Compute: 4.6-4.9 of a warp's 12.2 cycles between instructions, 4 blocks an SM for
-# bytes), so more warps an SM help (bytes: 1536 threads an SM, from 1024); the taller uint16 tile
-# also reads fewer rows past it again (16 a tile of 128 rows, where 16 of 64 before). On the H200
-# (benchmarks/h200/transpose/words-occupancy: 4 probes of 3-4 rounds, 4-6 misaligned shapes of 256
-# MiB each, every candidate checked bit-exact first), against the tiles before, mean of each probe's
-# rounds: uint8 (256, 124, 512) at 3 blocks (40 registers, no spills) +0.0 to +3.6 points of a copy
-# on every shape (0.85 on average), 83.6-87.0%; at 2 blocks, 2.7-5.8 behind. uint16 (128, 62, 256)
-# at 5 (47 registers) -0.5 to +3.5 (1.3 on average), 86.8-90.2%. Nothing tried reached 90% on every
-# shape: (128, 124, 256) at 5 blocks kept up with the uint8 tile but for single rounds at 59-63%, at
-# 6 it ran 0.6-2.1 behind, more blocks of the uint16 tiles spilled, and uint16 tiles of 160-192 rows
-# were level with the one chosen. On an H100 the uint8 tile ran 0.2-0.4 points behind the one
-# before, uint16 level.
+# latency (Nsight Compute on the tiles before, benchmarks/h200/transpose/whole-probe/ncu-store.txt:
+# 4.6-4.9 of a warp's 12.2 cycles between instructions), so more warps an SM help (bytes: 1536
+# threads an SM, from 1024); the taller uint16 tile also reads fewer rows past it again (16 a tile
+# of 128 rows, where 16 of 64 before). On the H200 (benchmarks/h200/transpose/words-occupancy: 4
+# probes of 3-4 rounds, 4-6 misaligned shapes of 256-512 MiB, every candidate checked bit-exact
+# first), against the tiles before, mean of each probe's rounds: uint8 (256, 124, 512) at 3 blocks
+# (40 registers, no spills) +0.0 to +3.6 points of a copy on every shape (0.85 on average),
+# 83.6-87.0%; at 2 blocks, 2.7-5.8 behind. uint16 (128, 62, 256) at 5 (47 registers) -0.5 to +3.5
+# (1.3 on average), 86.8-90.2%. Nothing tried reached 90% on every shape. (128, 124, 256) at 5
+# blocks ran level with the uint8 tile on most shapes (-1.9 to +0.7) but 4.9-8.2 points behind it on
+# 16383x16384, with single rounds at 59-63%; at 6 blocks, 0.6-2.1 behind the tile before. uint16
+# tiles at 9-10 blocks of 128 threads ran -3.3 to +1.8 points from the one chosen, tiles of 160-192
+# rows on 256-320 threads -2.1 to +2.2, on 384 threads 0.6-5.3 behind it. On an H100 the uint8 tile
+# ran 0.2-0.4 points behind the one before, uint16 level. The blocks are the same for every GPU;
+# `bwlab tune transpose` also measures the tiles before at their default bounds.
 WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)): 3, (2, (128, 62, 256)): 5}
 SECTOR_WAVES = 16  # tileSector's chunks: about this many blocks per multiprocessor (H200: 16 beat 4 and 8)
 
