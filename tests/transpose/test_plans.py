@@ -33,7 +33,7 @@ def test_shape_classes(batch, rows, cols, kind):
         c = dispatch.choose(e, dense(batch, rows, cols))
         ve = 16 // e
         want = kind
-        mis_kind, mis_cfg = dispatch.MISALIGNED_DEFAULT[e]
+        mis_kind, mis_cfg = dispatch.misaligned_choice(e, nbytes=batch * rows * cols * e)
         if kind in ("tile", "align"):
             want = "align" if rows % ve or cols % ve else "tile"
         if batch > 1 and ((kind == "tall" and rows % ve) or (kind == "wide" and cols % ve)):
@@ -245,6 +245,26 @@ def test_words_blocks_reach_the_kernels_launch_bounds():
     # a tile without an entry, and every other kernel, keep four arguments
     assert dispatch.tile_expression(1, (64, 124, 128), "tileWholeWords") == "tileWholeWords<1,64,124,128>"
     assert dispatch.tile_expression(1, (256, 124, 512), "tileAny") == "tileAny<1,256,124,512>"
+
+
+def test_small_misaligned_byte_calls_keep_the_shorter_tile():
+    """Below MISALIGNED_SMALL's size a misaligned uint8 call takes the shorter tile, from it on the
+    default; a stored plan decides at every size; other element sizes ignore the size."""
+    limit, (kind, small) = dispatch.MISALIGNED_SMALL[1]
+    assert (kind, small) in dispatch.misaligned_candidates(1) and small != dispatch.MISALIGNED_DEFAULT[1][1]
+    large = dispatch.MISALIGNED_DEFAULT[1][1]
+    for rows, cols, want in ((8191, 8197, small), (14189, 14191, small), (16383, 16389, large), (1000, 1003, small)):
+        lay = dispatch.layout_of((rows, cols), (cols, 1))
+        assert (rows * cols < limit) == (want == small)
+        c = dispatch.choose(1, lay)
+        assert c.kind == kind and c.expression == dispatch.tile_expression(1, want, "tileWholeWords")
+    batched = dispatch.layout_of((4, 8191, 8197), (8191 * 8197, 8197, 1))  # 256 MiB and more in all
+    assert dispatch.choose(1, batched).expression == dispatch.tile_expression(1, large, "tileWholeWords")
+    assert dispatch.misaligned_choice(1, nbytes=limit - 1) == (kind, small)
+    assert dispatch.misaligned_choice(1, nbytes=limit) == dispatch.misaligned_choice(1) == ("words", large)
+    planned = ("words", (64, 124, 128))
+    assert dispatch.misaligned_choice(1, {("misaligned", 1): planned}, nbytes=1000) == planned
+    assert dispatch.misaligned_choice(2, nbytes=1000) == dispatch.MISALIGNED_DEFAULT[2]
 
 
 def test_words_blocks_cap_the_registers():

@@ -29,11 +29,18 @@ SETS = {  # e -> (TR, TC, threads, MINB or 0 for the default); the dispatch's ti
               (192, 62, 256, 4), (128, 62, 256, 5)]},
     "4": {1: [(128, 124, 256, 0), (256, 124, 512, 3)], 2: [(64, 62, 128, 0), (128, 62, 256, 5)]},  # before, after
 }
+SETS["5"] = SETS["6"] = SETS["4"]  # the same two, on calls of 4 to 64 MiB (5) and 4 to 192 MiB (6)
 TILES = SETS[sys.argv[1] if len(sys.argv) > 1 else "1"]
 CASES = [((16383, 16389), 1), ((4, 8191, 16389), 1), ((16384, 16389), 1), ((16383, 16384), 1),
          ((11587, 11593), 2), ((4, 5793, 11593), 2), ((11584, 11593), 2), ((11587, 11584), 2)]
 if len(sys.argv) > 1 and sys.argv[1] in ("2", "3", "4"):  # more misaligned extents, at least 256 MiB
     CASES += [((20011, 13417), 1), ((3, 9001, 9973), 1), ((13001, 10333), 2), ((3, 7003, 6389), 2)]
+if len(sys.argv) > 1 and sys.argv[1] == "5":  # misaligned calls of 4, 16 and 64 MiB (the smaller ones in L2)
+    CASES = [((2047, 2053), 1), ((4093, 4099), 1), ((8191, 8197), 1), ((1447, 1451), 2), ((2893, 2897), 2),
+             ((5791, 5797), 2)]
+if len(sys.argv) > 1 and sys.argv[1] == "6":  # where the taller tiles start to win: 32 to 192 MiB (uint16 4 to 32)
+    CASES = [((5791, 5797), 1), ((10029, 10037), 1), ((11587, 11589), 1), ((14189, 14191), 1), ((1447, 1451), 2),
+             ((2047, 2053), 2), ((4093, 4099), 2)]
 
 
 def choice(e, t):

@@ -186,6 +186,12 @@ MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
     1: ("words", (256, 124, 512)), 2: ("words", (128, 62, 256)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
+# Below this many bytes of input, a misaligned call of this element size takes this tile instead
+# (no stored plan): on the H200 the taller byte tile, at half as many blocks, lost 0.9-4.9 points of
+# a copy to the tile before at 32-192 MiB (11.7 at 16 MiB, in L2) and was level to 1.6 ahead at
+# 256-512 MiB, where the tile before also had rounds 3-8 points low
+# (benchmarks/h200/transpose/words-occupancy, probe5.txt, probe6.txt, probe4-hint.txt).
+MISALIGNED_SMALL: dict[int, tuple[int, tuple[str, tuple[int, int, int]]]] = {1: (256 << 20, ("words", (128, 124, 256)))}
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
                       "sector": ("tileSector", SECTOR), "whole": ("tileWhole", WHOLE),
                       "words": ("tileWholeWords", WHOLE)}
@@ -261,10 +267,17 @@ def misaligned_candidates(itemsize: int) -> list[tuple[str, tuple[int, int, int]
             + [("words", c) for c in WORDS_CANDIDATES.get(itemsize, ())])
 
 
-def misaligned_choice(itemsize: int, plan: Optional[dict] = None) -> tuple[str, tuple[int, int, int]]:
-    """(kernel kind, tile) for misaligned rows: the plan's when it names one, else the built-in."""
+def misaligned_choice(itemsize: int, plan: Optional[dict] = None,
+                      nbytes: Optional[int] = None) -> tuple[str, tuple[int, int, int]]:
+    """(kernel kind, tile) for misaligned rows: the plan's when it names one, else the built-in
+    for a call of nbytes of input (None: a large one)."""
     got = (plan or {}).get(("misaligned", itemsize))
-    return (got[0], tuple(got[1])) if got else MISALIGNED_DEFAULT[itemsize]
+    if got:
+        return got[0], tuple(got[1])
+    small = MISALIGNED_SMALL.get(itemsize)
+    if small and nbytes is not None and nbytes < small[0]:
+        return small[1]
+    return MISALIGNED_DEFAULT[itemsize]
 
 
 def align_tile(itemsize: int, plan: Optional[dict] = None) -> tuple[int, int, int]:
@@ -699,7 +712,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             src = "plan" if plan and itemsize in plan else "built-in default"
             return Choice("tile", itemsize, ANY, tile_expression(itemsize, cfg), cfg[2],
                           f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads ({src})")
-    kind, cfg = misaligned_choice(itemsize, plan)
+    kind, cfg = misaligned_choice(itemsize, plan, batch * rows * cols * itemsize)
     kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
            else f"rows or columns not a multiple of {ve}")

@@ -43,7 +43,10 @@ struct Share {
   // Rows [lo, hi) of the share (at `base`, the strip's first column) into shared memory, as
   // asynchronous copies; packs past the last column read as zeros. A thread keeps one pack column
   // (THREADS % P == 0) and carries its offsets from row to row: recomputed for every copy, with a
-  // generic-to-shared conversion each, they took about 38 instructions a copy.
+  // generic-to-shared conversion each, they took about 38 instructions a copy. PF256: each copy
+  // asks the L2 for 256 bytes (its strip's segment and the neighbouring strip's, which another
+  // cluster reads at about the same time): colsCluster, not colsTeam (see cols_cluster).
+  template <bool PF256 = false>
   static __device__ __forceinline__ void copy_in(T* sa, T* sb, const T* a, const T* b, i64 base, i64 col0,
                                                  i64 M, int lo, int hi) {
     const int p = threadIdx.x % P;
@@ -55,16 +58,22 @@ struct Share {
     unsigned da = smem_addr(sa) + (r * P + p) * 16;
     const unsigned gap = (unsigned)((sb - sa) * sizeof(T));
     for (; r < hi; r += RS, ga += step, gb += step, da += THREADS * 16) {
-      cp_async16_at(da, ga, ok);
-      if (Op::IN == 2) cp_async16_at(da + gap, gb, ok);
+      if constexpr (PF256) {
+        cp_async16_l2_256_at(da, ga, ok);
+        if (Op::IN == 2) cp_async16_l2_256_at(da + gap, gb, ok);
+      } else {
+        cp_async16_at(da, ga, ok);
+        if (Op::IN == 2) cp_async16_at(da + gap, gb, ok);
+      }
     }
   }
 
   // Rows [0, rows) of the share as S committed groups of `per` rows, all copies in flight at once.
+  template <bool PF256 = false>
   static __device__ __forceinline__ void copy_groups(T* sa, T* sb, const T* a, const T* b, i64 base, i64 col0,
                                                      i64 M, int rows, int per, int S) {
     for (int s = 0; s < S; ++s) {
-      copy_in(sa, sb, a, b, base, col0, M, min(rows, s * per), min(rows, (s + 1) * per));
+      copy_in<PF256>(sa, sb, a, b, base, col0, M, min(rows, s * per), min(rows, (s + 1) * per));
       cp_async_commit();
     }
   }
@@ -298,8 +307,10 @@ __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* _
   const i64 col0 = (blockIdx.x / C) * Sh::COLS;
   for (i64 n = blockIdx.y; n < N; n += gridDim.y) {
     const i64 base = (n * L + r0) * M + col0;
-    // 1. the block's rows of the strip into shared memory, all copies in flight at once
-    Sh::copy_groups(sa, sb, a, b, base, col0, M, rows, per, S);
+    // 1. the block's rows of the strip into shared memory, all copies in flight at once, the L2
+    // fetching 256 bytes a miss: on the H200, 0.8-1.7 points of a copy faster at [16, 8192, 1024]
+    // and [8192, 8192], where colsTeam's refills lost up to 3.6 (benchmarks/h200/l2-prefetch)
+    Sh::template copy_groups<true>(sa, sb, a, b, base, col0, M, rows, per, S);
     // 2. folded group by group as they land
     State st[Sh::K];
     Sh::fold_groups(st, sa, sb, rows, per, S);

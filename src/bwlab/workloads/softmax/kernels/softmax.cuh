@@ -411,6 +411,11 @@ __device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src, boo
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
                : "memory");
 }
+// The same, asking the L2 to fetch the whole 256-byte pair of lines around src from DRAM.
+__device__ __forceinline__ void cp_async16_l2_256_at(unsigned dst, const void* src, bool pred) {
+  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
+               : "memory");
+}
 
 // Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
 __device__ __forceinline__ void cp_async_wait_upto(int n) {

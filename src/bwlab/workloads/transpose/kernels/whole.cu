@@ -146,6 +146,14 @@ __device__ __forceinline__ unsigned load4_guarded(const byte* p, u64 lo, u64 hi)
   return w;
 }
 
+// The aligned word at p (read-only for the kernel), the L2 fetching the whole 128-byte line on a
+// miss: a warp's words of a row span two lines, whose other parts the neighbouring tile reads.
+__device__ __forceinline__ unsigned load4_l2_128(const byte* p) {
+  unsigned w;
+  asm("ld.global.nc.L2::128B.u32 %0, [%1];" : "=r"(w) : "l"(p));
+  return w;
+}
+
 // The 16 bytes starting sh/8 bytes into the word p[0]: five aligned shared words, shifted.
 __device__ __forceinline__ uint4 words16(const unsigned* p, unsigned sh) {
   return make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
@@ -180,8 +188,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         for (int p = 0; p < NP; ++p)
 #pragma unroll
           for (int g = 0; g < G; ++g)
-            v[p][g] = *reinterpret_cast<const unsigned*>(
-                x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u));
+            v[p][g] = load4_l2_128(x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u));
       } else {
 #pragma unroll
         for (int p = 0; p < NP; ++p)
