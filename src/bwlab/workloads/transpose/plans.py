@@ -189,8 +189,8 @@ MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
 # Below this many bytes of input, a misaligned call of this element size takes this tile instead
 # (no stored plan). On the H200 the taller byte tile, which makes half as many blocks a call, lost
 # 0.9-4.9 points of a copy to the tile before at 32-192 MiB (11.7 at 16 MiB, in L2), and at 256-512
-# MiB ran -1.0 to +1.6 (+0.2 on average) while the tile before had single rounds at 80.5-84.9%
-# (benchmarks/h200/transpose/words-occupancy: probe5.txt, probe6.txt, probe4-hint.txt).
+# MiB ran -1.0 to +1.6 (+0.2 on average), where one round of the tile before ran at 80.5-84.9% on
+# four of six shapes (benchmarks/h200/transpose/words-occupancy: probe5.txt, probe6.txt, probe4-hint.txt).
 MISALIGNED_SMALL: dict[int, tuple[int, tuple[str, tuple[int, int, int]]]] = {1: (256 << 20, ("words", (128, 124, 256)))}
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
                       "sector": ("tileSector", SECTOR), "whole": ("tileWhole", WHOLE),
