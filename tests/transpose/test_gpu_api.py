@@ -201,11 +201,11 @@ def test_dispatch_classes_on_the_gpu():
     assert explain(cupy.empty((128, 128), cupy.uint8)).startswith("tileAny<1,")
     from bwlab.workloads.transpose.calls import device_plan
 
-    def mis(e):  # the built-in choice, or this GPU's tuned plan's
-        return dispatch.MISALIGNED_KERNELS[dispatch.misaligned_choice(e, device_plan(0))[0]][0] + f"<{e},"
+    def mis(e, nbytes):  # the built-in choice, or this GPU's tuned plan's, for a call of nbytes
+        return dispatch.MISALIGNED_KERNELS[dispatch.misaligned_choice(e, device_plan(0), nbytes)[0]][0] + f"<{e},"
 
-    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith(mis(1))
-    assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith(mis(4))
+    assert explain(cupy.empty((100, 100), cupy.uint8)).startswith(mis(1, 100 * 100))
+    assert explain(cupy.empty((100, 100), cupy.float32)[:, 1:]).startswith(mis(4, 100 * 99 * 4))
     assert explain(cupy.empty((100, 99), cupy.float32)[:, ::-1]).startswith("pitchedScalar<4,")  # 99: not whole
     assert explain(cupy.empty((100, 100), cupy.float32)[:, ::-1]).startswith("pitchedVec<4,")  # vectors
     assert explain(cupy.empty((200, 200), cupy.float32)[::2, ::2]).startswith("stridedTile<4,")

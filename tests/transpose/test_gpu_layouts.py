@@ -132,7 +132,7 @@ def test_odd_extents_over_2_31_elements():
 
     x = cupy.empty((3, 27001, 26999), cupy.uint8)
     verify.fill_random_bits(x, seed=5)
-    kind, _ = plans.misaligned_choice(1, device_plan(x.device.id))
+    kind, _ = plans.misaligned_choice(1, device_plan(x.device.id), x.nbytes)
     assert bwlab.explain_transpose(x).startswith(plans.MISALIGNED_KERNELS[kind][0])
     out = cupy.empty((3, 26999, 27001), cupy.uint8)
     verify.poison(out)

@@ -247,9 +247,10 @@ def test_words_blocks_reach_the_kernels_launch_bounds():
     assert dispatch.tile_expression(1, (256, 124, 512), "tileAny") == "tileAny<1,256,124,512>"
 
 
-def test_small_misaligned_byte_calls_keep_the_shorter_tile():
-    """Below MISALIGNED_SMALL's size a misaligned uint8 call takes the shorter tile, from it on the
-    default; a stored plan decides at every size; other element sizes ignore the size."""
+def test_small_misaligned_byte_calls_keep_the_shorter_tile(monkeypatch):
+    """Below MISALIGNED_SMALL's size (elements x size) a misaligned uint8 call takes the shorter
+    tile, plan or not (the tuner measures one large call); from it on the plan's or the default;
+    other element sizes ignore the size."""
     limit, (kind, small) = dispatch.MISALIGNED_SMALL[1]
     assert (kind, small) in dispatch.misaligned_candidates(1) and small != dispatch.MISALIGNED_DEFAULT[1][1]
     large = dispatch.MISALIGNED_DEFAULT[1][1]
@@ -262,9 +263,20 @@ def test_small_misaligned_byte_calls_keep_the_shorter_tile():
     assert dispatch.choose(1, batched).expression == dispatch.tile_expression(1, large, "tileWholeWords")
     assert dispatch.misaligned_choice(1, nbytes=limit - 1) == (kind, small)
     assert dispatch.misaligned_choice(1, nbytes=limit) == dispatch.misaligned_choice(1) == ("words", large)
+    assert "built-in for calls under 256 MiB" in dispatch.choose(1, dispatch.layout_of((1000, 1003), (1003, 1))).reason
     planned = ("words", (64, 124, 128))
-    assert dispatch.misaligned_choice(1, {("misaligned", 1): planned}, nbytes=1000) == planned
+    plan = {("misaligned", 1): planned}
+    assert dispatch.misaligned_choice(1, plan, nbytes=limit - 1) == (kind, small)
+    assert dispatch.misaligned_choice(1, plan, nbytes=limit) == dispatch.misaligned_choice(1, plan) == planned
+    big = dispatch.layout_of((16383, 16389), (16389, 1))
+    assert "(plan)" in dispatch.choose(1, big, plan=plan).reason
     assert dispatch.misaligned_choice(2, nbytes=1000) == dispatch.MISALIGNED_DEFAULT[2]
+    # the rule counts bytes, not elements: a 2-byte entry halves the elements it covers
+    monkeypatch.setitem(dispatch.MISALIGNED_SMALL, 2, (2 * 1000 * 1003, ("words", (64, 62, 128))))
+    assert dispatch.choose(2, dispatch.layout_of((1000, 1003), (1003, 1))).expression == \
+        dispatch.tile_expression(2, dispatch.MISALIGNED_DEFAULT[2][1], "tileWholeWords")
+    assert dispatch.choose(2, dispatch.layout_of((999, 1003), (1003, 1))).expression == \
+        dispatch.tile_expression(2, (64, 62, 128), "tileWholeWords")
 
 
 def test_words_blocks_cap_the_registers():

@@ -186,11 +186,13 @@ MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
     1: ("words", (256, 124, 512)), 2: ("words", (128, 62, 256)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
-# Below this many bytes of input, a misaligned call of this element size takes this tile instead
-# (no stored plan). On the H200 the taller byte tile, which makes half as many blocks a call, lost
-# 0.9-4.9 points of a copy to the tile before at 32-192 MiB (11.7 at 16 MiB, in L2), and at 256-512
-# MiB ran -1.0 to +1.6 (+0.2 on average), where one round of the tile before ran at 80.5-84.9% on
-# four of six shapes (benchmarks/h200/transpose/words-occupancy: probe5.txt, probe6.txt, probe4-hint.txt).
+# Below this many bytes (elements x size), a misaligned call of this element size takes this tile,
+# plan or not: `bwlab tune transpose` measures the misaligned tiles on one call of 256 MiB, so its
+# plan decides from there on. On the H200 the taller byte tile, which makes half as many blocks a
+# call, lost 0.9-4.9 points of a copy to the tile before at 32-192 MiB (11.7 at 16 MiB, in L2; at 4
+# MiB it ran 7 points ahead, about 0.4 us a call, not worth a second bound), and at 256-512 MiB ran
+# -1.0 to +1.6 (+0.2 on average), where one round of the tile before ran at 80.5-84.9% on four of
+# six shapes (benchmarks/h200/transpose/words-occupancy: probe5.txt, probe6.txt, probe4-hint.txt).
 MISALIGNED_SMALL: dict[int, tuple[int, tuple[str, tuple[int, int, int]]]] = {1: (256 << 20, ("words", (128, 124, 256)))}
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
                       "sector": ("tileSector", SECTOR), "whole": ("tileWhole", WHOLE),
@@ -267,17 +269,20 @@ def misaligned_candidates(itemsize: int) -> list[tuple[str, tuple[int, int, int]
             + [("words", c) for c in WORDS_CANDIDATES.get(itemsize, ())])
 
 
+def misaligned_small(itemsize: int, nbytes: Optional[int]) -> bool:
+    """Whether a misaligned call of nbytes (None: a large one) takes MISALIGNED_SMALL's tile."""
+    return itemsize in MISALIGNED_SMALL and nbytes is not None and nbytes < MISALIGNED_SMALL[itemsize][0]
+
+
 def misaligned_choice(itemsize: int, plan: Optional[dict] = None,
                       nbytes: Optional[int] = None) -> tuple[str, tuple[int, int, int]]:
-    """(kernel kind, tile) for misaligned rows: the plan's when it names one, else the built-in
-    for a call of nbytes of input (None: a large one)."""
+    """(kernel kind, tile) for misaligned rows of a call of nbytes (None: a large one):
+    MISALIGNED_SMALL's tile for the calls it covers, else the plan's when it names one, else the
+    built-in."""
+    if misaligned_small(itemsize, nbytes):
+        return MISALIGNED_SMALL[itemsize][1]
     got = (plan or {}).get(("misaligned", itemsize))
-    if got:
-        return got[0], tuple(got[1])
-    small = MISALIGNED_SMALL.get(itemsize)
-    if small and nbytes is not None and nbytes < small[0]:
-        return small[1]
-    return MISALIGNED_DEFAULT[itemsize]
+    return (got[0], tuple(got[1])) if got else MISALIGNED_DEFAULT[itemsize]
 
 
 def align_tile(itemsize: int, plan: Optional[dict] = None) -> tuple[int, int, int]:
@@ -712,7 +717,8 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             src = "plan" if plan and itemsize in plan else "built-in default"
             return Choice("tile", itemsize, ANY, tile_expression(itemsize, cfg), cfg[2],
                           f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads ({src})")
-    kind, cfg = misaligned_choice(itemsize, plan, batch * rows * cols * itemsize)
+    nbytes = batch * rows * cols * itemsize
+    kind, cfg = misaligned_choice(itemsize, plan, nbytes)
     kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
            else f"rows or columns not a multiple of {ve}")
@@ -721,7 +727,8 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
            "sector": "realigned 16-byte loads, whole 32-byte sectors stored",
            "whole": "element loads, whole 32-byte sectors stored",
            "words": "4-byte word loads, whole 32-byte sectors stored"}[kind]
-    src = "plan" if plan and ("misaligned", itemsize) in plan else "built-in default"
+    src = (f"built-in for calls under {MISALIGNED_SMALL[itemsize][0] >> 20} MiB" if misaligned_small(itemsize, nbytes)
+           else "plan" if plan and ("misaligned", itemsize) in plan else "built-in default")
     return Choice(kind, itemsize, source, tile_expression(itemsize, cfg, kernel), cfg[2],
                   f"{why}: {how}, {cfg[0]}x{cfg[1]} tile ({src})")
 

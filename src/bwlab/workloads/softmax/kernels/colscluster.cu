@@ -44,8 +44,8 @@ struct Share {
   // asynchronous copies; packs past the last column read as zeros. A thread keeps one pack column
   // (THREADS % P == 0) and carries its offsets from row to row: recomputed for every copy, with a
   // generic-to-shared conversion each, they took about 38 instructions a copy. PF256: each copy
-  // asks the L2 for 256 bytes (its strip's segment and the neighbouring strip's, which another
-  // cluster reads at about the same time): colsCluster, not colsTeam (see cols_cluster).
+  // asks the L2 for the 256 bytes around it, on 128-byte strips its strip's row segment and the
+  // neighbouring strip's, which another cluster reads at about the same time (see cols_cluster).
   template <bool PF256 = false>
   static __device__ __forceinline__ void copy_in(T* sa, T* sb, const T* a, const T* b, i64 base, i64 col0,
                                                  i64 M, int lo, int hi) {
@@ -307,10 +307,11 @@ __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* _
   const i64 col0 = (blockIdx.x / C) * Sh::COLS;
   for (i64 n = blockIdx.y; n < N; n += gridDim.y) {
     const i64 base = (n * L + r0) * M + col0;
-    // 1. the block's rows of the strip into shared memory, all copies in flight at once, the L2
-    // fetching 256 bytes a miss: on the H200, 0.8-1.7 points of a copy faster at [16, 8192, 1024]
-    // and [8192, 8192], where colsTeam's refills lost up to 3.6 (benchmarks/h200/l2-prefetch)
-    Sh::template copy_groups<true>(sa, sb, a, b, base, col0, M, rows, per, S);
+    // 1. the block's rows of the strip into shared memory, all copies in flight at once; on
+    // 128-byte strips the L2 fetches 256 bytes a miss: on the H200 float32 [16, 8192, 1024] and
+    // [8192, 8192] gained 1.3 and 1.7 points of a copy, bfloat16 0.4 and 1.0, where colsTeam with
+    // the same copies lost up to 3.7 (benchmarks/h200/l2-prefetch; narrower strips not measured)
+    Sh::template copy_groups<W == 128>(sa, sb, a, b, base, col0, M, rows, per, S);
     // 2. folded group by group as they land
     State st[Sh::K];
     Sh::fold_groups(st, sa, sb, rows, per, S);
