@@ -8,8 +8,8 @@ of 8 calls; transpose: bit-exact on poisoned output, then the same timing).
 From the repository root: python3 benchmarks/h200/l2-prefetch/probe.py make, then for each tree
 PYTHONPATH=/tmp/l2p/<tree>/src python3 benchmarks/h200/l2-prefetch/probe.py run <tree>.
 `run LABEL ab`: the A/B of the tree before and the one with the hints kept (run-ab.sh).
-`make2` / `run LABEL loads` (run-loads.sh): the hints on the two-read softmax kernels' plain loads;
-`make3` / `run LABEL skinny` (run-skinny.sh): on widePerm's loads and the 4-byte cp.async copies."""
+`make2` / `run LABEL loads`: the hints on the two-read softmax kernels' plain loads; `make3` / `run
+LABEL skinny`: on widePerm's loads and the 4-byte cp.async copies (both through run-trees.sh)."""
 import shutil
 import sys
 from pathlib import Path

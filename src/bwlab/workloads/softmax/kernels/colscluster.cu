@@ -58,13 +58,8 @@ struct Share {
     unsigned da = smem_addr(sa) + (r * P + p) * 16;
     const unsigned gap = (unsigned)((sb - sa) * sizeof(T));
     for (; r < hi; r += RS, ga += step, gb += step, da += THREADS * 16) {
-      if constexpr (PF256) {
-        cp_async16_l2_256_at(da, ga, ok);
-        if (Op::IN == 2) cp_async16_l2_256_at(da + gap, gb, ok);
-      } else {
-        cp_async16_at(da, ga, ok);
-        if (Op::IN == 2) cp_async16_at(da + gap, gb, ok);
-      }
+      cp_async16_at<PF256>(da, ga, ok);
+      if (Op::IN == 2) cp_async16_at<PF256>(da + gap, gb, ok);
     }
   }
 

@@ -406,15 +406,16 @@ __device__ __forceinline__ State ld_cg(const State* p) {  // past L1: another SM
 __device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src) : "memory");
 }
-// The same, writing 16 zero bytes instead when pred is false (src is then not read).
+// The same, writing 16 zero bytes instead when pred is false (src is then not read). L2_256: on a
+// miss the L2 fetches the whole 256-byte pair of lines around src from DRAM.
+template <bool L2_256 = false>
 __device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src, bool pred) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
-               : "memory");
-}
-// The same, asking the L2 to fetch the whole 256-byte pair of lines around src from DRAM.
-__device__ __forceinline__ void cp_async16_l2_256_at(unsigned dst, const void* src, bool pred) {
-  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
-               : "memory");
+  if constexpr (L2_256)
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(pred ? 16 : 0)
+                 : "memory");
 }
 
 // Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
