@@ -92,8 +92,21 @@ __device__ __forceinline__ int staged(int v) {
   else return v;
 }
 
+// A word of a long row (widePerm's loads): L2 0 plain, 1 through the read-only path with the
+// whole 128-byte line from the L2 on a miss, 2 the line alone.
+template <int L2>
+__device__ __forceinline__ unsigned wide_load(const byte* p) {
+  if constexpr (L2 == 1) return load4_l2_128(p);
+  if constexpr (L2 == 2) {
+    unsigned w;
+    asm("ld.global.L2::128B.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return w;
+  }
+  return *reinterpret_cast<const unsigned*>(p);
+}
+
 // KK steps of a warp from step0 (see widePerm).
-template <int E, int S, int KK>
+template <int E, int S, int KK, int L2>
 __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,
                                            unsigned* st, int lane) {
   constexpr int U = S % 4 == 0 ? 4 : S % 2 == 0 ? 2 : 1;  // staging unit in words
@@ -104,14 +117,14 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
 #pragma unroll
   for (int h = 0; h < (S + 31) / 32; ++h) {
     const int s = lane + 32 * h;
-    if (s < S) x[h] = *reinterpret_cast<const unsigned*>(in + s * n * E - ((s * nm) & 3) + 128 * (step0 + KK));
+    if (s < S) x[h] = wide_load<L2>(in + s * n * E - ((s * nm) & 3) + 128 * (step0 + KK));
   }
   const byte* row = in;  // row s's first byte
 #pragma unroll
   for (int s = 0; s < S; ++s, row += n * E) {
     const byte* p = row - ((s * nm) & 3) + 4 * (step0 * 32 + lane);
 #pragma unroll
-    for (int j = 0; j < KK; ++j) w[j][s] = *reinterpret_cast<const unsigned*>(p + 128 * j);
+    for (int j = 0; j < KK; ++j) w[j][s] = wide_load<L2>(p + 128 * j);
   }
   const int src = (lane + 1 + after_all<KK * S>(reinterpret_cast<const unsigned(&)[KK * S]>(w), n)) & 31;
 #pragma unroll
@@ -230,7 +243,7 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
 
 // n: the long side; full: the steps of 32*Q positions whose loads all stay inside the input
 // (the last row's included); positions from 32*Q*full on are the last block's, element by element.
-template <int E, int S, int K>
+template <int E, int S, int K, int L2>
 __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
   static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
@@ -250,16 +263,16 @@ __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __r
   }
   const i64 step0 = ((i64)blockIdx.x * (WP_THREADS / 32) + warp) * K;
   if (step0 + K <= full) {
-    wide_steps<E, S, K>(in, out, n, step0, stage[warp], lane);
+    wide_steps<E, S, K, L2>(in, out, n, step0, stage[warp], lane);
   } else {  // the grid's last warps with steps (warp-uniform)
-    for (i64 j = step0; j < full; ++j) wide_steps<E, S, 1>(in, out, n, j, stage[warp], lane);
+    for (i64 j = step0; j < full; ++j) wide_steps<E, S, 1, L2>(in, out, n, j, stage[warp], lane);
   }
 }
 
-template <int E, int S, int K>
+template <int E, int S, int K, int L2 = 0>
 __global__ void __launch_bounds__(WP_THREADS)
 widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
-  wide_perm<E, S, K>(in, out, n, full);
+  wide_perm<E, S, K, L2>(in, out, n, full);
 }
 
 // Instantiations whose register count NVRTC's heuristic, left alone, gets wrong, with K as the
@@ -276,15 +289,18 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
 //    lost up to 2.3.
 // The others keep the compiler's own choice: told to fit fewer blocks than they do, the widest
 // took 25-30% more registers and lost up to 10 points of memcpy on the H200.
-#define WIDE_PERM_BLOCKS(E_, S_, K_, BLOCKS)                                                      \
-  template <>                                                                                    \
-  __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                          \
-  widePerm<E_, S_, K_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
-    wide_perm<E_, S_, K_>(in, out, n, full);                                                     \
+#define WIDE_PERM_BLOCKS(E_, S_, K_, L2_, BLOCKS)                                                      \
+  template <>                                                                                         \
+  __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                               \
+  widePerm<E_, S_, K_, L2_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
+    wide_perm<E_, S_, K_, L2_>(in, out, n, full);                                                     \
   }
-WIDE_PERM_BLOCKS(2, 60, 2, 3)
-WIDE_PERM_BLOCKS(1, 23, 2, 4)
-WIDE_PERM_BLOCKS(2, 62, 2, 3)
+WIDE_PERM_BLOCKS(2, 60, 2, 0, 3)
+WIDE_PERM_BLOCKS(1, 23, 2, 0, 4)
+WIDE_PERM_BLOCKS(2, 62, 2, 0, 3)
+WIDE_PERM_BLOCKS(2, 60, 2, 1, 3)
+WIDE_PERM_BLOCKS(1, 23, 2, 1, 4)
+WIDE_PERM_BLOCKS(2, 62, 2, 1, 3)
 
 // n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
 // positions from 32*Q*full - m_s/E on (m_s: its offset past a word) are the last block's.

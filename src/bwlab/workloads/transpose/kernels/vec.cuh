@@ -90,6 +90,14 @@ __device__ __forceinline__ void store16_clipped(byte* p, uint4 v, u64 lo, u64 hi
   }
 }
 
+// The aligned word at p (read-only for the kernel), the L2 fetching the whole 128-byte line on a
+// miss (for warps whose words of a row span two lines, the other part read by a neighbour).
+__device__ __forceinline__ unsigned load4_l2_128(const byte* p) {
+  unsigned w;
+  asm("ld.global.nc.L2::128B.u32 %0, [%1];" : "=r"(w) : "l"(p));
+  return w;
+}
+
 // 0, from a test that never holds (n >= 0) on every word of w: an address or lane offset that
 // makes the instructions using it wait for all of w's loads. Left to itself the compiler may
 // interleave loads with their first uses (the more so near its register limit), and a warp then

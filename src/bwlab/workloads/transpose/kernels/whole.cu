@@ -146,14 +146,6 @@ __device__ __forceinline__ unsigned load4_guarded(const byte* p, u64 lo, u64 hi)
   return w;
 }
 
-// The aligned word at p (read-only for the kernel), the L2 fetching the whole 128-byte line on a
-// miss: a warp's words of a row span two lines, whose other parts the neighbouring tile reads.
-__device__ __forceinline__ unsigned load4_l2_128(const byte* p) {
-  unsigned w;
-  asm("ld.global.nc.L2::128B.u32 %0, [%1];" : "=r"(w) : "l"(p));
-  return w;
-}
-
 // The 16 bytes starting sh/8 bytes into the word p[0]: five aligned shared words, shifted.
 __device__ __forceinline__ uint4 words16(const unsigned* p, unsigned sh) {
   return make_uint4(__funnelshift_r(p[0], p[1], sh), __funnelshift_r(p[1], p[2], sh),
@@ -183,7 +175,9 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       const u64 lo = (min(e0, e1) & ~(u64)3), hi = (max(e0, e1) & ~(u64)3) + 128;
       const bool plain = r0 + NP * RSP <= rows && lo >= in_lo && hi <= in_hi;
       unsigned v[NP][G];
-      if (plain) {  // two loops, not a test a load: the usual tile's loads run straight
+      // two loops, not a test a load: the usual tile's loads run straight (a warp's words of a row
+      // span two lines, whose other parts the neighbouring tile reads: whole lines from the L2)
+      if (plain) {
 #pragma unroll
         for (int p = 0; p < NP; ++p)
 #pragma unroll
