@@ -167,7 +167,7 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
 
     assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("skinnyWords<1,true,1,true>")  # cp.async
     assert explain(cupy.empty((20_648_881, 13), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 3 bundles, 1 row
-    assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2>")
+    assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2,true>")
     assert explain(cupy.empty((1_000_003, 33), cupy.float32)).startswith("skinnyTile<4,true,16>")  # 66 tasks
     assert explain(cupy.empty((1_000_003, 36), cupy.float32)).startswith("skinnyTile<4,true,16>")  # R x 2
     assert explain(cupy.empty((1_000_003, 50), cupy.float32)).startswith("skinnyTile<4,true,16>")
@@ -175,9 +175,9 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_004, 3), cupy.float32)).startswith("skinny<4,3,true,")  # aligned: registers
     assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
     assert explain(cupy.empty((16_777_217, 16), cupy.uint8)).startswith("skinnyWords<1,true>")
-    assert explain(cupy.empty((33, 1_000_003), cupy.float16)).startswith("widePerm<2,33,2>")
-    assert explain(cupy.empty((34, 1_000_003), cupy.float16)).startswith("widePerm<2,34,2>")
-    assert explain(cupy.empty((4, 10_000_000), cupy.uint8)).startswith("widePerm<1,4,2>")
+    assert explain(cupy.empty((33, 1_000_003), cupy.float16)).startswith("widePerm<2,33,2,true>")
+    assert explain(cupy.empty((34, 1_000_003), cupy.float16)).startswith("widePerm<2,34,2,true>")
+    assert explain(cupy.empty((4, 10_000_000), cupy.uint8)).startswith("widePerm<1,4,2,true>")
     assert explain(cupy.empty((1_000_003, 3), cupy.uint8)).startswith("tallPerm<1,3,2>")
     assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true,16>")  # as fast
 

@@ -133,18 +133,18 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 1_000_001, 3, "tallPerm<1,3,2>"),            # tall 1 and 2 bytes up to 3 columns: permutes
     (1, 1_000_000, 3, "skinny<1,3,true,256>"),       # ... unless the long rows are whole vectors
     (2, 1_000_001, 2, "tallPerm<2,2,2>"),
-    (1, 16, 1_000_001, "widePerm<1,16,4>"),          # wide 1 and 2 bytes: permutes, any short side
-    (1, 17, 1_000_001, "widePerm<1,17,2>"),
-    (1, 2, 1_000_000, "widePerm<1,2,2>"),            # ... aligned long rows too
-    (1, 64, 4_194_304, "widePerm<1,64,2>"),          # aligned uint8, 64 rows: half a tile of tileAny
+    (1, 16, 1_000_001, "widePerm<1,16,4,true>"),     # wide 1 and 2 bytes: permutes, any short side
+    (1, 17, 1_000_001, "widePerm<1,17,2,true>"),
+    (1, 2, 1_000_000, "widePerm<1,2,2,true>"),       # ... aligned long rows too
+    (1, 64, 4_194_304, "widePerm<1,64,2,false>"),    # aligned uint8, 64 rows: half a tile of tileAny
     (2, 64, 4_194_304, "tileAny<2,64,128,256>"),     # ... float16: whole tiles, tileAny as before (97%)
     (2, 1_000_001, 16, "skinnyWords<2,true>"),
     (2, 1_000_001, 32, "skinnyTile<2,true,16>"),     # tall 2-byte over 16 columns: as fast without words;
     (2, 1_000_001, 17, "skinnyTile<2,true,16>"),     # ... rows on 256-byte boundaries (64 and 68 tasks)
     (2, 1_000_001, 36, "skinnyTile<2,true,16>"),     # ... 36 tasks: on twice the tile
     (2, 1_000_001, 45, "skinnyTile<2,true>"),        # ... 45: twice would take two rounds of loads
-    (2, 34, 1_000_001, "widePerm<2,34,2>"),
-    (2, 33, 1_000_001, "widePerm<2,33,2>"),
+    (2, 34, 1_000_001, "widePerm<2,34,2,true>"),
+    (2, 33, 1_000_001, "widePerm<2,33,2,true>"),
     (4, 1_000_001, 16, "skinnyTile<4,true,16>"),     # 4-byte elements: a word is one element
     (4, 1_000_001, 18, "skinnyTile<4,true,16>"),     # ... 36 tasks: twice the tile
     (4, 1_000_001, 45, "skinnyTile<4,true,16>"),     # ... 45
@@ -446,6 +446,21 @@ def test_perm_geometry(e, tall):
             assert (blocks - 1) * dispatch.PERM_WARPS * k >= full > (blocks - 2) * dispatch.PERM_WARPS * k
     with pytest.raises(ValueError, match="grid limit"):
         dispatch.launch_geometry(dispatch.choose(1, dense(1, 2**43 + 1, 2)), 1, 2**43 + 1, 2)
+
+
+def test_perm_line_fetch():
+    """widePerm takes whole-line loads at every wide short side but the measured exceptions: one
+    instantiation a side, each flag spelled as the kernel's template expects; tallPerm has none."""
+    wide = [x for x in dispatch.expressions()[dispatch.SKINNYPERM] if x.startswith("widePerm")]
+    assert len(wide) == len(set(wide)) == 2 * 63
+    for e in (1, 2):
+        assert dispatch.PERM_PLAIN_LOADS[e] <= set(range(2, 65))
+        for short in range(2, 65):
+            flag = "false" if short in dispatch.PERM_PLAIN_LOADS[e] else "true"
+            assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}>" in wide
+    assert dispatch.perm_expression(1, 64, False).endswith(",false>")
+    assert dispatch.perm_expression(1, 41, False).endswith(",true>")
+    assert dispatch.perm_expression(1, 3, True) == "tallPerm<1,3,2>"
 
 
 def test_plan_file_round_trip(tmp_path, monkeypatch):

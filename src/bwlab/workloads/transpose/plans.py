@@ -588,8 +588,22 @@ def perm_steps(short: int) -> int:
     return 4 if 9 <= short <= 16 else 2
 
 
+# widePerm's short sides whose word loads stay plain: at every other side the L2 fetches whole
+# 128-byte lines (benchmarks/h200/transpose/wide-l2: two long sides each, 256 MiB and 320 MiB;
+# these lost 0.9-10 points of a copy on their mean, 1-byte 64 rows 74-80% against 87-88%; most
+# other sides gained 1-4 points, 1-byte 37, 41 and 48 rows 89-90% -> 92%)
+PERM_PLAIN_LOADS = {1: frozenset({24, 29, 32, 49, 50, 51, 52, 53, 64}), 2: frozenset({29, 37, 48})}
+
+
+def perm_line_fetch(itemsize: int, short: int) -> bool:
+    """widePerm's word loads ask the L2 for whole 128-byte lines (a template flag)."""
+    return short not in PERM_PLAIN_LOADS[itemsize]
+
+
 def perm_expression(itemsize: int, short: int, tall: bool) -> str:
-    return f"{'tall' if tall else 'wide'}Perm<{itemsize},{short},{perm_steps(short)}>"
+    if tall:
+        return f"tallPerm<{itemsize},{short},{perm_steps(short)}>"
+    return f"widePerm<{itemsize},{short},{perm_steps(short)},{str(perm_line_fetch(itemsize, short)).lower()}>"
 
 
 def perm_full_steps(itemsize: int, n: int, tall: bool) -> int:

@@ -92,21 +92,19 @@ __device__ __forceinline__ int staged(int v) {
   else return v;
 }
 
-// A word of a long row (widePerm's loads): L2 0 plain, 1 through the read-only path with the
-// whole 128-byte line from the L2 on a miss, 2 the line alone.
-template <int L2>
+// A word of a long row (widePerm's loads), with L2 the whole 128-byte line from the L2 on a miss:
+// a warp's words of a row span two lines, the neighbouring step reading the rest. Which short
+// sides take it is the dispatcher's (plans.perm_line_fetch): it moves the compiler's register
+// allocation and schedule as much as the loads, for gains of 1-4 points of a copy at most sides
+// and losses of up to 13 at a few.
+template <bool L2>
 __device__ __forceinline__ unsigned wide_load(const byte* p) {
-  if constexpr (L2 == 1) return load4_l2_128(p);
-  if constexpr (L2 == 2) {
-    unsigned w;
-    asm("ld.global.L2::128B.u32 %0, [%1];" : "=r"(w) : "l"(p));
-    return w;
-  }
+  if constexpr (L2) return load4_l2_128(p);
   return *reinterpret_cast<const unsigned*>(p);
 }
 
 // KK steps of a warp from step0 (see widePerm).
-template <int E, int S, int KK, int L2>
+template <int E, int S, int KK, bool L2>
 __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,
                                            unsigned* st, int lane) {
   constexpr int U = S % 4 == 0 ? 4 : S % 2 == 0 ? 2 : 1;  // staging unit in words
@@ -243,7 +241,7 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
 
 // n: the long side; full: the steps of 32*Q positions whose loads all stay inside the input
 // (the last row's included); positions from 32*Q*full on are the last block's, element by element.
-template <int E, int S, int K, int L2>
+template <int E, int S, int K, bool L2>
 __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
   static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
@@ -269,7 +267,7 @@ __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __r
   }
 }
 
-template <int E, int S, int K, int L2 = 0>
+template <int E, int S, int K, bool L2>
 __global__ void __launch_bounds__(WP_THREADS)
 widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   wide_perm<E, S, K, L2>(in, out, n, full);
@@ -295,12 +293,9 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   widePerm<E_, S_, K_, L2_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
     wide_perm<E_, S_, K_, L2_>(in, out, n, full);                                                     \
   }
-WIDE_PERM_BLOCKS(2, 60, 2, 0, 3)
-WIDE_PERM_BLOCKS(1, 23, 2, 0, 4)
-WIDE_PERM_BLOCKS(2, 62, 2, 0, 3)
-WIDE_PERM_BLOCKS(2, 60, 2, 1, 3)
-WIDE_PERM_BLOCKS(1, 23, 2, 1, 4)
-WIDE_PERM_BLOCKS(2, 62, 2, 1, 3)
+WIDE_PERM_BLOCKS(2, 60, 2, true, 3)
+WIDE_PERM_BLOCKS(1, 23, 2, true, 4)
+WIDE_PERM_BLOCKS(2, 62, 2, true, 3)
 
 // n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
 // positions from 32*Q*full - m_s/E on (m_s: its offset past a word) are the last block's.
