@@ -1,5 +1,6 @@
 """bwlab.transpose's dispatch, plan files and the tile kernel's index maps (no GPU)."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -458,9 +459,16 @@ def test_perm_line_fetch():
         for short in range(2, 65):
             flag = "false" if short in dispatch.PERM_PLAIN_LOADS[e] else "true"
             assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}>" in wide
-    assert dispatch.perm_expression(1, 64, False).endswith(",false>")
-    assert dispatch.perm_expression(1, 41, False).endswith(",true>")
+    for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 41, "true"), (2, 63, "true")):
+        assert dispatch.perm_expression(e, short, False).endswith(f",{flag}>")  # measured, or spills otherwise
     assert dispatch.perm_expression(1, 3, True) == "tallPerm<1,3,2>"
+    # skinnyperm.cu's launch bounds are explicit specializations: each must be the form dispatched,
+    # or it would silently not apply
+    text = dispatch.SKINNYPERM.read_text()
+    bounded = re.findall(r"^WIDE_PERM_BLOCKS\((\d+), (\d+), (\d+), (true|false), \d+\)$", text, re.M)
+    assert len(bounded) == 3
+    for e, short, k, flag in bounded:
+        assert dispatch.perm_expression(int(e), int(short), False) == f"widePerm<{e},{short},{k},{flag}>"
 
 
 def test_plan_file_round_trip(tmp_path, monkeypatch):

@@ -3,7 +3,8 @@
 wide, at the skinny suite's long side (256 MiB or just over, odd) and at a second long side away
 from powers of two; every output checked bit-exact against CuPy's transpose (poisoned first),
 then each variant timed twice in the order 0 1 (2) (2) 1 0, with a copy of the same bytes
-(cupy.copyto) timed before and after. From the repository root:
+(cupy.copyto) timed before and after. It runs on the tree of 5d6a06b, where widePerm's fourth
+template argument is that int (a bool since). From the repository root:
 `PYTHONPATH=src python3 benchmarks/h200/transpose/wide-l2/probe.py [E ...]`."""
 import sys
 

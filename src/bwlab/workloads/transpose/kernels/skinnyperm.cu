@@ -95,8 +95,8 @@ __device__ __forceinline__ int staged(int v) {
 // A word of a long row (widePerm's loads), with L2 the whole 128-byte line from the L2 on a miss:
 // a warp's words of a row span two lines, the neighbouring step reading the rest. Which short
 // sides take it is the dispatcher's (plans.perm_line_fetch): it moves the compiler's register
-// allocation and schedule as much as the loads, for gains of 1-4 points of a copy at most sides
-// and losses of up to 13 at a few.
+// allocation and schedule as much as the loads, for gains of up to 4 points of a copy at many
+// sides and losses of up to 13 at a few.
 template <bool L2>
 __device__ __forceinline__ unsigned wide_load(const byte* p) {
   if constexpr (L2) return load4_l2_128(p);
@@ -287,6 +287,10 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
 //    lost up to 2.3.
 // The others keep the compiler's own choice: told to fit fewer blocks than they do, the widest
 // took 25-30% more registers and lost up to 10 points of memcpy on the H200.
+// Those bounds were measured on plain loads; the three sides take whole lines since
+// (plans.perm_line_fetch), and their specializations follow the dispatched form (86, 168 and 168
+// registers with it under NVRTC 13.0, no spills; the plain 1-byte 23 and 2-byte 60 rows spill
+// unbounded). tests/transpose/test_plans.py holds the two in step.
 #define WIDE_PERM_BLOCKS(E_, S_, K_, L2_, BLOCKS)                                                      \
   template <>                                                                                         \
   __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                               \
