@@ -459,7 +459,8 @@ def test_perm_line_fetch():
         for short in range(2, 65):
             flag = "false" if short in dispatch.PERM_PLAIN_LOADS[e] else "true"
             assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}>" in wide
-    for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 41, "true"), (2, 63, "true")):
+    for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 15, "false"), (2, 22, "false"),
+                           (1, 41, "true"), (2, 63, "true")):
         assert dispatch.perm_expression(e, short, False).endswith(f",{flag}>")  # measured, or spills otherwise
     assert dispatch.perm_expression(1, 3, True) == "tallPerm<1,3,2>"
     # skinnyperm.cu's launch bounds are explicit specializations: each must be the form dispatched,
