@@ -65,8 +65,8 @@ def test_pipeline_small(spec):
     assert len(cases) == 4 and all(c["metrics"]["correct"] for c in cases)
     assert data["pinned"]["ideal_ms"] > 0 and data["iters"] >= 8 and data["compute_ratio"] == lab.COMPUTE_RATIO
     # in and out at once cover both copies: not much under the slower copy alone (a sanity bound, not
-    # a speed claim: the suite's other workers share the link and the GPU, and on an H100 host a 4 MiB
-    # copy's median of 5 moved by 10-15% between such runs)
+    # a speed claim: the suite's other workers share the link and the GPU; on an H100 machine, in a
+    # parallel run of the suite the ratio was 0.87, in runs alone 1.08-1.21)
     assert data["pinned"]["t_both_ms"] >= 0.75 * max(data["pinned"]["t_in_ms"], data["pinned"]["t_out_ms"])
     assert data["total_streams"] == 2 and all(data[m][f"total_{k}_ms"] > 0 for m in ("pinned", "pageable")
                                               for k in ("in", "compute", "out"))
