@@ -31,6 +31,7 @@ import numpy as np
 
 from ..core import launch
 from ..core.files import read_json, write_text_atomic
+from ..core.timing import WARMUP_MS
 from ..workloads.streams import analysis as A
 from ..workloads.streams.scenarios import CONN_ENV, PTDS_ENV, SCENARIOS, SOURCE, pipeline_label, scenario
 
@@ -281,10 +282,11 @@ def _median_ms(issue: Callable, stream, reps: int = 5, other=None) -> float:
     return statistics.median(samples)
 
 
-def _warm(issue: Callable, stream, ms: float = 30.0) -> None:
-    """Issue op after op until `ms` of GPU time have passed. After an idle spell the first copies
-    run slow while the link and clocks wake (on an H100 host, the first median of a 4 MiB copy in
-    a process 0.159 ms against 0.083 after it), and one call before timing did not cover that."""
+def _warm(issue: Callable, stream, ms: float = WARMUP_MS) -> None:
+    """Issue op after op until `ms` of GPU time have passed (the bench's warm-up length). After an
+    idle spell the first copies run slow while the link and clocks wake (on an H100 host, the first
+    median of a 4 MiB copy in a process 0.159 ms against 0.083 after it), and one call before timing
+    did not cover that."""
     import cupy
 
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
