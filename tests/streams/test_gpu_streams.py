@@ -27,14 +27,27 @@ def measured(name, spec, kernel_us=KERNEL_US):
     return cases, lab.entry(name, cases, {"kernel_us": kernel_us})["verdict"]
 
 
+def holding(name, spec, kernel_us=KERNEL_US, tries=3):
+    """measured() until the scenario's verdict holds, at most `tries` times. The suite's other
+    workers run on the same GPU from other processes, whose contexts the GPU time-slices with this
+    one: a slice of theirs in the middle of a scenario delays a kernel by hundreds of us (on an H100,
+    in a parallel run: K2 292 us after the event it waited on, K3 on a third stream overlapping K1
+    0%). Such a delay is rare and passes; a behaviour that is not there fails every try."""
+    for _ in range(tries):
+        cases, v = measured(name, spec, kernel_us)
+        if v["holds"] is True:
+            break
+    return cases, v
+
+
 @pytest.mark.parametrize("name", ["null-stream", "non-blocking", "events"])
 def test_in_process_scenarios_hold(name, spec):
-    cases, v = measured(name, spec)
+    cases, v = holding(name, spec)
     assert v["holds"] is True, v["text"]
 
 
 def test_default_stream_in_child_processes(spec):
-    cases, v = measured("default-stream", spec)
+    cases, v = holding("default-stream", spec)
     handles = {c["label"]: c["metrics"]["default_stream_handle"] for c in cases}
     assert handles["per-thread default stream"] == 2 and handles["legacy default stream"] in (0, 1)
     assert {c["metrics"]["process_env"]["CUPY_CUDA_PER_THREAD_DEFAULT_STREAM"] for c in cases} == {"0", "1"}
@@ -42,7 +55,7 @@ def test_default_stream_in_child_processes(spec):
 
 
 def test_two_host_threads_on_the_default_stream(spec):
-    cases, v = measured("default-stream-threads", spec, 2000.0)  # host threads start some us apart
+    cases, v = holding("default-stream-threads", spec, 2000.0)  # host threads start some us apart
     assert {o["lane"] for o in cases[0]["ops"]} == {"default stream (thread 0)", "default stream (thread 1)"}
     assert v["holds"] is True, v["text"]
 
