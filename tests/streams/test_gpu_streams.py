@@ -30,9 +30,10 @@ def measured(name, spec, kernel_us=KERNEL_US):
 def holding(name, spec, kernel_us=KERNEL_US, tries=3):
     """measured() until the scenario's verdict holds, at most `tries` times. The suite's other
     workers run on the same GPU from other processes, whose contexts the GPU time-slices with this
-    one: a slice of theirs in the middle of a scenario delays a kernel by hundreds of us (on an H100,
-    in a parallel run: K2 292 us after the event it waited on, K3 on a third stream overlapping K1
-    0%). Such a delay is rare and passes; a behaviour that is not there fails every try."""
+    one: a slice of theirs in the middle of a scenario can delay a kernel by hundreds of us (most
+    likely what happened once on an H100 in a parallel run: K2 started 292 us after the event it
+    waited on, K3 on a third stream overlapped K1 0%). Such a delay is rare and passes; a behaviour
+    that is not there fails every try."""
     for _ in range(tries):
         cases, v = measured(name, spec, kernel_us)
         if v["holds"] is True:
