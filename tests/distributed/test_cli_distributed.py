@@ -122,7 +122,7 @@ def test_bench_distributed_under_torchrun_on_cpu_ranks(tmp_path):
     names = {(tuple(r["shape"]), r["dtype"], r["name"]) for r in doc["records"]}
     for shape in ((33, 31), (64, 48)):
         for dtype in ("float32", "complex128"):
-            for name in ("bwlab nccl", "torch ops", "all_to_all_single alone"):
+            for name in ("bwlab gloo", "torch ops", "all_to_all_single alone"):
                 assert (shape, dtype, name) in names
     assert all(r["timing"]["median_ms"] > 0 for r in doc["records"])
     assert all(r["correct"] for r in doc["records"] if r["name"] != "all_to_all_single alone")
@@ -138,9 +138,20 @@ def test_bench_distributed_under_torchrun_on_cpu_ranks(tmp_path):
 
 
 @torch_needed
+def test_bench_distributed_chunk_sweep_without_a_gpu_runs_the_small_suite(tmp_path):
+    res = _bench(["--suite", "chunks", "--peers", "none", "--dtypes", "float32", "--reps", "2",
+                  "--out", str(tmp_path / "o")], 1, tmp_path)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "suite 'small' instead of the chunk sweep" in " ".join(res.stdout.split())
+    doc = json.loads((tmp_path / "o" / "ranks-1.json").read_text())
+    assert [tuple(r["shape"]) for r in doc["records"]] == [(1024, 1024), (4099, 4093)]
+    assert "UserWarning" not in res.stderr
+
+
+@torch_needed
 def test_bench_distributed_without_torchrun_is_one_rank(tmp_path):
     res = _bench(["--shapes", "5x7", "--peers", "none", "--reps", "2", "--out", str(tmp_path / "o")], 1, tmp_path)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     doc = json.loads((tmp_path / "o" / "ranks-1.json").read_text())
-    assert doc["world_size"] == 1 and [r["name"] for r in doc["records"]] == ["bwlab nccl"]
+    assert doc["world_size"] == 1 and [r["name"] for r in doc["records"]] == ["bwlab gloo"]
     assert doc["p2p"]["each_way_gbs"] is None and "one rank" in doc["p2p"]["method"]

@@ -184,9 +184,10 @@ def _bench(out, suite, shapes, dtypes, peers, reps, warmup, seed, force, rank) -
     try:
         say = console.print if s.rank == 0 else (lambda *a, **k: None)
         if s.backend == "gloo" and case_list is None and ("main" in suites or "chunks" in suites):
-            suites = list(dict.fromkeys("small" if x == "main" else x for x in suites if x != "chunks"))
-            say("no GPU: the CPU path on gloo, for checking a launch, not for speed; suite 'small' instead of 'main', "
-                "and no chunk sweep", markup=False, highlight=False)
+            swapped = " and ".join(w for x, w in (("main", "'main'"), ("chunks", "the chunk sweep")) if x in suites)
+            suites = list(dict.fromkeys("small" if x in ("main", "chunks") else x for x in suites))
+            say(f"no GPU: the CPU path on gloo, for checking a launch, not for speed; suite 'small' instead of "
+                f"{swapped}", markup=False, highlight=False)
         if case_list is None:
             case_list = list(dict.fromkeys(c for x in suites for c in db.SUITES[x]))
         chunk_counts = list(db.CHUNK_SWEEP) if "chunks" in suites else []

@@ -248,12 +248,13 @@ def bench_case(s: Session, R: int, C: int, dtype, seed: int, peers, chunk_counts
         notes.append("shard under 4x L2: partly cache-resident")
     methods: list[tuple[str, Optional[int], Callable]] = []
     for way in ways:
+        shown = "gloo" if s.device.type != "cuda" else way  # off the GPU the collective runs on gloo
         if chunk_counts:
             for k in dict.fromkeys(chunk_counts):
-                methods.append((f"bwlab {way} chunks={k}", k,
+                methods.append((f"bwlab {shown} chunks={k}", k,
                                 lambda k=k, way=way: transpose(x, rows=R, chunks=k, transport=way)))
         else:
-            methods.append((f"bwlab {way}", default_k if s.world > 1 else None,
+            methods.append((f"bwlab {shown}", default_k if s.world > 1 else None,
                             lambda way=way: transpose(x, rows=R, transport=way)))
     if "torch" in peers:
         methods.append(("torch ops", None, lambda: torch_ops(x, ex)))

@@ -9,8 +9,8 @@ from ..core.table import Column, TableData, ms, num, pct, ratio
 P2P_NOTE = ("GB/s: 10^9 bytes that cross once per second (a copy of S bytes moves S bytes). all_to_all as in "
             "nccl-tests: size = bytes each rank sends (its own part included), algbw = size / time, busbw = algbw "
             "x (n-1)/n; time = median over repetitions of the slowest rank.")
-BENCH_NOTE = ("ms: median over repetitions of the slowest rank's time. GB/s per GPU = (bytes of the matrix read + "
-              "written) / GPUs / time. bound = the most bytes a GPU sends or receives / peer-to-peer GB/s each "
+BENCH_NOTE = ("ms: median over repetitions of the slowest rank's time. GB/s per GPU (per rank) = (bytes of the "
+              "matrix read + written) / GPUs (ranks) / time. bound = the most bytes a GPU sends or receives / peer-to-peer GB/s each "
               "way (both directions at once, slowest pair, measured in this run by the copy engines; NCCL moves "
               "data with the SMs, which can beat the copy engines, so % of bound may pass 100).")
 
@@ -147,7 +147,8 @@ def bench_chart(doc: dict) -> bytes:
         ("CPU rank (gloo)" if n == 1 else "CPU ranks (gloo)")
     against = "time against the bound" if any(r.get("bound_ms") for r in doc["records"]) else "time (no bound measured)"
     ax.set_title(f"Distributed transpose on {n} {where}: {against}")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=min(4, len(names) + 1))
+    if ax.get_legend_handles_labels()[0]:  # no records: nothing to label
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=min(4, len(names) + 1))
     fig.tight_layout()
     return _png(fig)
 
