@@ -179,5 +179,8 @@ def test_roofline_of_a_recorded_run(tmp_path):
     src.write_text((T / "run.json").read_text())
     res = invoke("roofline", str(src))
     assert res.exit_code == 0 and (tmp_path / "run-roofline.png").exists() and "memory" in res.output
+    again = invoke("roofline", str(src))  # the message names roofline's own option
+    assert again.exit_code == 1 and "already exists" in again.output and "--png" in again.output
+    assert "--out" not in again.output
     res = invoke("roofline", str(T / "sweep" / "sizes.json"), "--png", str(tmp_path / "x.png"))
     assert res.exit_code == 1 and "sweep-sizes document" in res.output

@@ -18,7 +18,7 @@ def device(measure: bool = typer.Option(True, "--measure/--no-measure",
            json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="also write the facts as JSON"),
            force: bool = typer.Option(False, "--force", help="replace FILE if it exists")):
     """Device facts, theoretical peaks (bandwidth, FP32, FP64) and measured ceilings."""
-    target = output_file(json_out, "device.json", force) if json_out else None
+    target = output_file(json_out, "device.json", force, "--json") if json_out else None
     require_gpu("bwlab device")
     from ..core import ceilings
     from ..core.device import query

@@ -81,7 +81,7 @@ def roofline(results: list[Path] = typer.Argument(..., metavar="RESULTS.json", h
     except ValueError as exc:
         raise UserError(str(exc)) from None
     first = results[0]
-    target = output_file(png or first.with_name(f"{first.stem}-roofline.png"), "roofline.png", force)
+    target = output_file(png or first.with_name(f"{first.stem}-roofline.png"), "roofline.png", force, "--png")
     print_tables([roofline_table(points)])
     write_bytes_atomic(target, rl.plot(docs))
     written(target)

@@ -39,14 +39,15 @@ def output_folder(folder, names: Iterable[str], force: bool = False) -> Path:
     return folder
 
 
-def output_file(path, default_name: str, force: bool = False) -> Path:
+def output_file(path, default_name: str, force: bool = False, option: str = "--out") -> Path:
     """The file a command writes: inside `path` (named default_name) when path is a folder;
-    an existing file is replaced only with force."""
+    an existing file is replaced only with force. option: the command's option that names the
+    file, for the message."""
     path = Path(path)
     if path.is_dir():
         path = path / default_name
     if path.exists() and not force:
-        raise UserError(f"{path} already exists: pass --force to replace it, or --out with another name")
+        raise UserError(f"{path} already exists: pass --force to replace it, or {option} with another name")
     return path
 
 
