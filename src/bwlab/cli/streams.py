@@ -72,7 +72,8 @@ def streams(scenarios: Optional[str] = typer.Option(None, "--scenarios", metavar
                                                 help="the pipeline's compute time per chunk over its copy-in time "
                                                      "(at 1 or below, copies in and out share the link and bound it)"),
             render: Optional[Path] = typer.Option(None, "--render", metavar="STREAMS.json",
-                                                  help="draw a saved streams.json again into --out (no GPU)"),
+                                                  help="draw a saved streams.json again into --out (default: "
+                                                  "<name>-render/ beside it; no GPU)"),
             list_only: bool = typer.Option(False, "--list", help="list the scenarios and their claims, then exit"),
             force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Stream scenarios (null stream, non-blocking streams, per-thread default stream, events, hardware

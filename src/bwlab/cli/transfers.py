@@ -41,7 +41,8 @@ def transfers(out: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
               warmup: int = typer.Option(2, "--warmup", min=0, max=1000, metavar="N", help=WARMUP_HELP),
               peers: bool = typer.Option(True, "--peers/--no-peers", help="also time torch's copies in the same run"),
               render: Optional[Path] = typer.Option(None, "--render", metavar="TRANSFERS.json",
-                                                    help="draw a saved transfers.json again into --out (no GPU)"),
+                                                    help="draw a saved transfers.json again into --out (default: "
+                                                    "<name>-render/ beside it; no GPU)"),
               force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Host to device, device to host, both at once (two streams), from pinned and pageable memory;
     device to device; GPU to GPU where there are two. Bandwidth and latency against size, with
