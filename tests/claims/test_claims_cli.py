@@ -27,6 +27,10 @@ def test_list_needs_no_gpu_and_names_every_claim():
     for c in CLAIMS:
         assert c.id in res.output
     assert "not measured yet" in res.output and "seed" not in res.output.lower()
+    flat = " ".join(res.output.split())
+    for c in CLAIMS:  # an unmeasured claim says why
+        if not c.measured:
+            assert f"not measured yet because {' '.join(c.why_not.split())[:40]}" in flat
 
 
 def test_list_of_a_subset():

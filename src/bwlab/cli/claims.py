@@ -130,5 +130,6 @@ def _list(chosen) -> None:
                                    Column("the claim (where it comes from)", "left", True)],
                   caption="measured: `bwlab claims` runs its experiment on this GPU and gives a verdict")
     for c in chosen:
-        t.add(c.id, "measured" if c.measured else "not measured yet", f"{c.text} (from the {c.topic})")
+        why = "" if c.measured or not c.why_not else f"; not measured yet because {c.why_not}"
+        t.add(c.id, "measured" if c.measured else "not measured yet", f"{c.text} (from the {c.topic}){why}")
     print_tables([t])
