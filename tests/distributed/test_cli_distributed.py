@@ -87,7 +87,8 @@ def test_p2p_render_refuses_another_document(tmp_path):
     src = tmp_path / "x.json"
     src.write_text(json.dumps({"schema": "bwlab.run/2"}))
     res = invoke("p2p", "--render", str(src))
-    assert res.exit_code == 1 and "not a bwlab multi-GPU document" in res.output
+    assert res.exit_code == 1 and "not a bwlab multi-GPU document (schema 'bwlab.run/2')" in res.output
+    assert "`bwlab p2p` writes" in " ".join(res.output.split())
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
 
 

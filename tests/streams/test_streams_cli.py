@@ -77,7 +77,7 @@ def test_render_transfers(tmp_path):
 
 def test_render_refuses_the_wrong_document(tmp_path):
     res = invoke("transfers", "--render", str(FIX / "streams.json"), "--out", str(tmp_path / "x"))
-    assert res.exit_code == 1 and "not a bwlab results document" in res.output
+    assert res.exit_code == 1 and "a streams document" in res.output and "streams --render" in res.output
     res = invoke("streams", "--render", str(FIX / "transfers.json"), "--out", str(tmp_path / "y"))
     assert res.exit_code == 1 and "not a bwlab streams document" in res.output
 

@@ -112,7 +112,10 @@ def _compare(paths: list[Path], only) -> None:
     runs = []
     for p in paths:
         try:
-            run = load(p)
+            run = load(p)  # its errors name the file
+        except ValueError as exc:
+            raise bad(f"--compare: {exc}") from None
+        try:
             ledger(run)
         except ValueError as exc:
             raise bad(f"--compare: {p}: {exc}") from None

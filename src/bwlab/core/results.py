@@ -22,6 +22,14 @@ V1_WORKLOAD = "transpose"
 V1_PROCEDURES = {"ladder": "ladder", "bench transpose": "bench", "sweep blocks": "sweep-blocks",
                  "sweep sizes": "sweep-sizes", "profile": "profile"}
 # --- end of version 1
+# The other documents bwlab writes, and what reads them: named when one is passed where a results
+# document is expected.
+OTHER_DOCUMENTS = {
+    "bwlab.streams/1": ("a streams document (from bwlab streams)", "`bwlab report` or `bwlab streams --render` draws it"),
+    "bwlab.distributed/1": ("a multi-GPU document (from bwlab p2p or bwlab bench distributed)",
+                            "`bwlab p2p --render` redraws a p2p.json"),
+    "bwlab.plan/1": ("a tuning plan (from bwlab tune)", "bwlab.transpose() reads it; it holds no results to draw"),
+}
 # What a procedure's document is (config["procedure"]); renderers choose their tables by it.
 PROCEDURES = ("ladder", "bench", "sweep-blocks", "sweep-sizes", "sweep-variants", "profile", "tune")
 
@@ -198,8 +206,12 @@ def _parse_run(d) -> Run:
     schema = d.get("schema")
     if schema in OLD_SCHEMAS:
         d = _upgrade_v1(d)
+    elif schema in OTHER_DOCUMENTS:
+        what, reader = OTHER_DOCUMENTS[schema]
+        raise ValueError(f"{what}, not results of run, bench, sweep, profile, transfers or claims: {reader}")
     elif schema != SCHEMA:
-        raise ValueError(f"not a bwlab results document (schema {schema!r}; this bwlab reads {SCHEMA})")
+        found = "no 'schema' field" if schema is None else f"schema {schema!r}"
+        raise ValueError(f"not a bwlab results document ({found}; this bwlab reads {SCHEMA})")
     for key in ("device", "records"):
         if key not in d:
             raise ValueError(f"bwlab results document without {key!r}")

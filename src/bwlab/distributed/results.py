@@ -20,7 +20,11 @@ def load(path, procedure: str) -> dict:
     path = Path(path)
     doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise ValueError(f"{path} is not a bwlab multi-GPU document (schema {SCHEMA})")
+        found = ("not a JSON object" if not isinstance(doc, dict) else "no 'schema' field" if doc.get("schema") is None
+                 else f"schema {doc.get('schema')!r}")
+        cmd = "bwlab p2p" if procedure == "p2p" else "bwlab bench distributed"
+        raise ValueError(f"{path} is not a bwlab multi-GPU document ({found}): this reads the JSON that `{cmd}` "
+                         f"writes (schema {SCHEMA})")
     if doc.get("procedure") != procedure:
         raise ValueError(f"{path} is a {doc.get('procedure')!r} document, not {procedure!r}")
     key = "records" if procedure == "bench-distributed" else "all_to_all"

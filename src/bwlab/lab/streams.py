@@ -599,7 +599,9 @@ def _check_doc(d) -> dict:
     if not isinstance(d, dict):
         raise ValueError(f"not a bwlab streams document: expected a JSON object, got {type(d).__name__}")
     if d.get("schema") != SCHEMA:
-        raise ValueError(f"not a bwlab streams document (schema {d.get('schema')!r}; this bwlab reads {SCHEMA})")
+        found = "no 'schema' field" if d.get("schema") is None else f"schema {d.get('schema')!r}"
+        raise ValueError(f"not a bwlab streams document ({found}): this reads the streams.json that `bwlab "
+                         f"streams` writes (schema {SCHEMA})")
     if not isinstance(d.get("device"), dict) or not isinstance(d["device"].get("name"), str):
         raise ValueError("bwlab streams document: 'device' needs a name")
     if not isinstance(d.get("scenarios"), list):
