@@ -25,7 +25,8 @@ V1_PROCEDURES = {"ladder": "ladder", "bench transpose": "bench", "sweep blocks":
 # The other documents bwlab writes, and what reads them: named when one is passed where a results
 # document is expected.
 OTHER_DOCUMENTS = {
-    "bwlab.streams/1": ("a streams document (from bwlab streams)", "`bwlab report` or `bwlab streams --render` draws it"),
+    "bwlab.streams/1": ("a streams document (from bwlab streams)",
+                        "`bwlab report` or `bwlab streams --render` draws it"),
     "bwlab.distributed/1": ("a multi-GPU document (from bwlab p2p or bwlab bench distributed)",
                             "`bwlab p2p --render` redraws a p2p.json"),
     "bwlab.plan/1": ("a tuning plan (from bwlab tune)", "bwlab.transpose() reads it; it holds no results to draw"),
