@@ -11,7 +11,8 @@ P2P_NOTE = ("GB/s: 10^9 bytes that cross once per second (a copy of S bytes move
             "x (n-1)/n; time = median over repetitions of the slowest rank.")
 BENCH_NOTE = ("ms: median over repetitions of the slowest rank's time. GB/s per GPU (per rank) = (bytes of the "
               "matrix read + written) / GPUs (ranks) / time. bound = the most bytes a GPU sends or receives / "
-              "peer-to-peer GB/s each way (both directions at once, slowest pair, measured in this run by the copy engines; NCCL moves "
+              "peer-to-peer GB/s each way (both directions at once, slowest pair, measured in this run by the copy "
+              "engines; NCCL moves "
               "data with the SMs, which can beat the copy engines, so % of bound may pass 100).")
 
 
