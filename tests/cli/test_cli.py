@@ -84,6 +84,8 @@ def test_gpu_commands_without_a_gpu_fail_with_one_line(args, tmp_path):
     (["sweep", "transpose", "--sizes", "9..1"], "sizes must be"),
     (["sweep", "transpose", "--blocks", "32"], "must look like 32x8"),
     (["sweep", "transpose", "--sizes", "256..512", "--variants"], "choose one of"),
+    (["run", "transpose", "--seed", "-1"], "--seed"),
+    (["bench", "transpose", "--seed", "-1"], "--seed"),
     (["kernels", "--arch", "banana"], "--arch: arch must look like sm_90"),
     (["kernels", "--arch", "sm_12"], "cannot compile for sm_12"),
 ])

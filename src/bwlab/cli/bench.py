@@ -18,7 +18,8 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
           suite: Optional[str] = typer.Option(None, "--suite", metavar="S1,S2", help="case suites, comma-separated, "
                                               "or 'all' (transpose: main, misaligned, skinny, views, small; "
-                                              "softmax: main, log, backward, small; default: main)"),
+                                              "softmax: main, log, backward, small; permute, matmul: main; "
+                                              "distributed: main, small, chunks; default: main)"),
           shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2",
                                                help="cases, e.g. 16384x16384,256x4096x4096 (instead of "
                                                "--suite)"),
@@ -31,7 +32,7 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload
           reps: Optional[int] = typer.Option(None, "--reps", min=1, metavar="N",
                                              help="timed repetitions (default: 100, 30 or 10 by size)"),
           warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_GPU_HELP),
-          seed: int = typer.Option(0, "--seed", metavar="N", help="seed of the random inputs"),
+          seed: int = typer.Option(0, "--seed", min=0, metavar="N", help="seed of the random inputs"),
           force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
     """Time the public API against torch, CuPy, cuBLAS, Triton and cudaMemcpy, each checked first.
 

@@ -49,7 +49,7 @@ def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
         block: Optional[str] = typer.Option(None, "--block", metavar="BXxBY", help="block for kernels that take it, e.g. 32x8"),
         reps: int = typer.Option(100, "--reps", min=1, metavar="N", help=REPS_HELP),
         warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_GPU_HELP),
-        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+        seed: Optional[int] = typer.Option(None, "--seed", min=0, metavar="N", help=SEED_HELP),
         cpu: bool = typer.Option(True, "--cpu/--no-cpu", help="time the NumPy reference on the CPU too"),
         profile: bool = typer.Option(False, "--profile", help="also collect Nsight Compute counters per kernel"),
         force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
