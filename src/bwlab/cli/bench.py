@@ -6,14 +6,15 @@ from typing import Optional
 
 import typer
 
-from .common import (FORCE_HELP, WARMUP_GPU_HELP, bad, command_line, console, handled, parse, parse_list, parse_params,
-                     print_tables, require_gpu, results_folder, workload, written)
+from .common import (FORCE_HELP, WARMUP_GPU_HELP, WORKLOADS, bad, command_line, console, handled, parse, parse_list,
+                     parse_params, print_tables, require_gpu, results_folder, workload, written)
 
 FILES = ("bench.json", "bench.txt", "bench.png")
 
 
 @handled
-def bench(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose public API is timed"),
+def bench(name: str = typer.Argument(..., metavar="WORKLOAD",
+                                     help=f"the workload whose public API is timed: {WORKLOADS} or distributed"),
           out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="results folder "
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
           suite: Optional[str] = typer.Option(None, "--suite", metavar="S1,S2", help="case suites, comma-separated, "

@@ -15,6 +15,7 @@ from ..core.errors import UserError
 from ..core.files import output_folder
 from ..core.timing import WARMUP_MS
 from ..core.workload import Workload
+from ..workloads import NAMES as WORKLOAD_NAMES
 from ..report.text import show
 
 console = Console()
@@ -28,6 +29,7 @@ WARMUP_GPU_HELP = (f"untimed launches before the timed ones, then more until the
                    "(0: none)")
 SEED_HELP = "seed of the random input (default: a fresh one each run)"
 FORCE_HELP = "replace files of the same name in the output folder"
+WORKLOADS = ", ".join(WORKLOAD_NAMES)  # for the help of WORKLOAD arguments
 
 
 def handled(fn: Callable) -> Callable:

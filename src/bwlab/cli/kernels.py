@@ -8,7 +8,7 @@ import typer
 from ..core import build
 from ..core.errors import UserError
 from ..report.tables import kernels_table
-from .common import bad, console, handled, print_tables, workloads
+from .common import WORKLOADS, bad, console, handled, print_tables, workloads
 
 
 def _arch(arch: Optional[str]) -> str:
@@ -24,7 +24,7 @@ def _arch(arch: Optional[str]) -> str:
 
 @handled
 def kernels(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
-                                                        help="workloads to list (default: all)"),
+                                                        help=f"workloads to list: {WORKLOADS} (default: all)"),
             arch: Optional[str] = typer.Option(None, "--arch", metavar="SM", help="target such as sm_90 "
                                                "(default: this GPU's, or sm_90 without one)")):
     """List every kernel with its lesson, origin and registers / shared memory / spills.

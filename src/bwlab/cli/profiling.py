@@ -7,14 +7,15 @@ from typing import Optional
 
 import typer
 
-from .common import (FORCE_HELP, command_line, handled, parse, parse_list, print_tables, require_gpu,
+from .common import (FORCE_HELP, WORKLOADS, command_line, handled, parse, parse_list, print_tables, require_gpu,
                      results_folder, workload, written)
 
 FILES = ("profile.json", "profile.txt", "ncu_raw.csv")
 
 
 @handled
-def profile(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose kernels are profiled"),
+def profile(name: str = typer.Argument(..., metavar="WORKLOAD",
+                                       help=f"the workload whose kernels are profiled: {WORKLOADS}"),
             kernels: Optional[str] = typer.Option(None, "--kernels", metavar="A,B", help="kernels (default: the whole ladder)"),
             shape: Optional[str] = typer.Option(None, "--shape", metavar="SHAPE", help="the case (default: the size sweep's "
                                                 "8192x8192, above L2, so DRAM counters mean DRAM)"),

@@ -9,9 +9,9 @@ import typer
 
 from ..core.errors import UserError
 from ..core.files import output_folder
-from .common import (FORCE_HELP, REPS_HELP, SEED_HELP, WARMUP_GPU_HELP, bad, command_line, console, err, handled, parse,
-                     parse_list, parse_pair, parse_params, print_tables, progress, require_gpu, results_folder,
-                     save_incomplete, workloads, written)
+from .common import (FORCE_HELP, REPS_HELP, SEED_HELP, WARMUP_GPU_HELP, WORKLOADS, bad, command_line, console, err,
+                     handled, parse, parse_list, parse_pair, parse_params, print_tables, progress, require_gpu,
+                     results_folder, save_incomplete, workloads, written)
 
 WRONG_EXIT = 3  # a kernel or peer gave a wrong result
 
@@ -34,7 +34,7 @@ def profile_into(w, run_doc, names, case) -> str:
 
 @handled
 def run(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD",
-                                                    help="workloads to run (default: all)"),
+                                                    help=f"workloads to run: {WORKLOADS} (default: all)"),
         out: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
                                            help="results folder; one subfolder per workload "
                                                 "(default: bwlab-results/run-<time>)"),

@@ -6,12 +6,13 @@ from typing import Optional
 
 import typer
 
-from .common import (FORCE_HELP, WARMUP_GPU_HELP, bad, command_line, handled, parse, parse_list, parse_pair,
+from .common import (FORCE_HELP, WARMUP_GPU_HELP, WORKLOADS, bad, command_line, handled, parse, parse_list, parse_pair,
                      print_tables, progress, require_gpu, results_folder, save_incomplete, workload, written)
 
 
 @handled
-def sweep(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload whose kernels are swept"),
+def sweep(name: str = typer.Argument(..., metavar="WORKLOAD",
+                                     help=f"the workload whose kernels are swept: {WORKLOADS}"),
           kernels: Optional[str] = typer.Option(None, "--kernels", metavar="A,B", help="kernels (default: every ladder kernel "
                                                 "with a block choice; for --sizes, the workload's size kernels)"),
           blocks: Optional[str] = typer.Option(None, "--blocks", metavar="B1,B2", help="blocks, e.g. 32x32,32x8,8x32 "

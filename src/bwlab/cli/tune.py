@@ -7,11 +7,11 @@ from typing import Optional
 import typer
 
 from ..core.files import output_file
-from .common import WARMUP_GPU_HELP, console, handled, print_tables, require_gpu, workload
+from .common import WARMUP_GPU_HELP, WORKLOADS, console, handled, print_tables, require_gpu, workload
 
 
 @handled
-def tune(name: str = typer.Argument(..., metavar="WORKLOAD", help="the workload to tune"),
+def tune(name: str = typer.Argument(..., metavar="WORKLOAD", help=f"the workload to tune: {WORKLOADS}"),
          reps: int = typer.Option(30, "--reps", min=1, metavar="N", help="timed repetitions per candidate"),
          warmup: int = typer.Option(3, "--warmup", min=0, metavar="N", help=WARMUP_GPU_HELP),
          out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="also copy the plan here"),
