@@ -25,9 +25,13 @@ if "torch" in _sys.modules:  # register the torch operators now, before any torc
 
 
 def device_info(index: int = 0):
-    """The GPU's attributes and theoretical peaks (a DeviceSpec); needs a CUDA device."""
-    from .core.device import query
+    """The GPU's attributes and theoretical peaks (a DeviceSpec); needs a CUDA device (RuntimeError
+    naming what is missing without one)."""
+    from .core.device import cuda_available, query
 
+    ok, why = cuda_available()
+    if not ok:
+        raise RuntimeError(f"bwlab.device_info() needs an NVIDIA GPU and none is usable here: {why}")
     return query(index)
 
 

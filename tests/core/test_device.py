@@ -47,3 +47,11 @@ def test_device_spec_round_trip():
 def test_the_install_hint_is_the_readme_command():
     readme = (device.__file__.rsplit("/src/", 1)[0] + "/README.md")
     assert device.INSTALL_GPU in open(readme).read()
+
+
+def test_device_info_without_a_gpu_says_why(monkeypatch):
+    import bwlab
+
+    monkeypatch.setattr(device, "cuda_available", lambda: (False, "CuPy is not installed (the GPU extra)"))
+    with pytest.raises(RuntimeError, match="needs an NVIDIA GPU and none is usable here: CuPy is not installed"):
+        bwlab.device_info()
