@@ -1,6 +1,7 @@
 """`bwlab kernels`: every kernel with its lesson, origin and compiler resources (no GPU needed)."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -36,12 +37,18 @@ def kernels(names: Optional[list[str]] = typer.Argument(None, metavar="WORKLOAD"
 
     chosen = workloads(names)
     target = _arch(arch)
-    entries, spills, count = [], 0, 0
+    entries, spills, count, done = [], 0, 0, 0
     groups = [("core", ceilings.COPY_KERNELS, ceilings.SOURCES)] + [(w.name, w.kernels(), w.sources()) for w in chosen]
+    files = sum(len(sources) for _, _, sources in groups)
     try:
-        with console.status(f"compiling for {target}"):
+        with console.status(f"compiling for {target}") as status:
             for wname, specs, sources in groups:
-                built = {src: build.compile_each(src, exprs, target).resources for src, exprs in sources.items()}
+                built = {}
+                for src, exprs in sources.items():  # a file at a time, so a cold compile shows where it is
+                    status.update(f"compiling for {target}: {wname} {Path(src).name}, {len(set(exprs))} "
+                                  f"instantiations (file {len(built) + 1 + done} of {files})")
+                    built[src] = build.compile_each(src, exprs, target).resources
+                done += len(built)
                 for res in built.values():
                     spills += sum(r.spills for r in res.values())
                     count += len(res)
