@@ -97,7 +97,8 @@ torch_needed = pytest.mark.skipif(__import__("importlib").util.find_spec("torch"
 
 
 def _bench(args, ranks: int, cwd):
-    env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    # TMPDIR: torchrun's own temporary folders (torchelastic_*) go inside the test's, not /tmp
+    env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="", TMPDIR=str(cwd))
     launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={ranks}"] \
         if ranks > 1 else [sys.executable]
     # its own process group, so a timeout takes torchrun's workers down with the launcher
