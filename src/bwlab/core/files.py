@@ -51,6 +51,13 @@ def output_file(path, default_name: str, force: bool = False, option: str = "--o
     return path
 
 
+def schema_found(doc) -> str:
+    """What a document says it is, for an error message: its schema, or what it lacks."""
+    if not isinstance(doc, dict):
+        return "not a JSON object"
+    return "no 'schema' field" if doc.get("schema") is None else f"schema {doc['schema']!r}"
+
+
 def read_json(path) -> object:
     """The JSON document at path, or ValueError with one line naming the problem."""
     path = Path(path)

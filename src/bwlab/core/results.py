@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Optional
 
-from .files import read_json, write_text_atomic
+from .files import read_json, schema_found, write_text_atomic
 
 SCHEMA = "bwlab.run/2"
 # --- version 1 (legacy): every document of version 1 came from the transpose-only lab.
@@ -211,8 +211,7 @@ def _parse_run(d) -> Run:
         what, reader = OTHER_DOCUMENTS[schema]
         raise ValueError(f"{what}, not results of run, bench, sweep, profile, transfers or claims: {reader}")
     elif schema != SCHEMA:
-        found = "no 'schema' field" if schema is None else f"schema {schema!r}"
-        raise ValueError(f"not a bwlab results document ({found}; this bwlab reads {SCHEMA})")
+        raise ValueError(f"not a bwlab results document ({schema_found(d)}; this bwlab reads {SCHEMA})")
     for key in ("device", "records"):
         if key not in d:
             raise ValueError(f"bwlab results document without {key!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.files import read_json, write_text_atomic
+from ..core.files import read_json, schema_found, write_text_atomic
 
 SCHEMA = "bwlab.distributed/1"
 PROCEDURES = ("p2p", "bench-distributed")
@@ -20,11 +20,9 @@ def load(path, procedure: str) -> dict:
     path = Path(path)
     doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        found = ("not a JSON object" if not isinstance(doc, dict) else "no 'schema' field" if doc.get("schema") is None
-                 else f"schema {doc.get('schema')!r}")
         cmd = "bwlab p2p" if procedure == "p2p" else "bwlab bench distributed"
-        raise ValueError(f"{path} is not a bwlab multi-GPU document ({found}): this reads the JSON that `{cmd}` "
-                         f"writes (schema {SCHEMA})")
+        raise ValueError(f"{path} is not a bwlab multi-GPU document ({schema_found(doc)}): this reads the JSON "
+                         f"that `{cmd}` writes (schema {SCHEMA})")
     if doc.get("procedure") != procedure:
         raise ValueError(f"{path} is a {doc.get('procedure')!r} document, not {procedure!r}")
     key = "records" if procedure == "bench-distributed" else "all_to_all"

@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import launch
-from ..core.files import read_json, write_text_atomic
+from ..core.files import read_json, schema_found, write_text_atomic
 from ..core.timing import WARMUP_MS
 from ..workloads.streams import analysis as A
 from ..workloads.streams.scenarios import CONN_ENV, PTDS_ENV, SCENARIOS, SOURCE, pipeline_label, scenario
@@ -599,8 +599,7 @@ def _check_doc(d) -> dict:
     if not isinstance(d, dict):
         raise ValueError(f"not a bwlab streams document: expected a JSON object, got {type(d).__name__}")
     if d.get("schema") != SCHEMA:
-        found = "no 'schema' field" if d.get("schema") is None else f"schema {d.get('schema')!r}"
-        raise ValueError(f"not a bwlab streams document ({found}): this reads the streams.json that `bwlab "
+        raise ValueError(f"not a bwlab streams document ({schema_found(d)}): this reads the streams.json that `bwlab "
                          f"streams` writes (schema {SCHEMA})")
     if not isinstance(d.get("device"), dict) or not isinstance(d["device"].get("name"), str):
         raise ValueError("bwlab streams document: 'device' needs a name")
