@@ -67,16 +67,19 @@ def _record(res: Result, what: str, addrs: np.ndarray, active: np.ndarray, size:
             res.accesses.append(Access(what, np.where(active[sl], addrs[sl], -1), size))
 
 
-def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = False, out16: int = 0) -> Result:
-    """out16: the output's address in 16-byte vectors (what places TALL rows of H > 1 in their spans)."""
+def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = False, out16: int = 0,
+        aligned: bool = False) -> Result:
+    """out16: the output's address in 16-byte vectors (what places TALL rows of H > 1 in their spans);
+    aligned: skinnyWords' form for long rows of whole vectors (n * E a multiple of 16)."""
     assert tall or not words, "skinnyWords is tall only"
+    assert not aligned or (words and n * E % 16 == 0), "the aligned form: skinnyWords, rows of whole vectors"
     ve, unit = 16 // E, max(E, 4)
     upv = 16 // unit
-    rlog, gp, smem = plans.skinnytile_geometry(E, S, tall, words)
-    R, V = 1 << rlog, plans.skinnytile_vectors(rlog, words)
+    rlog, gp, smem = plans.skinnytile_geometry(E, S, tall, words, aligned)
+    R, V = 1 << rlog, plans.skinnytile_vectors(rlog, words, aligned)
     pad, se = gp - 16 * S, S * E
-    blocks = plans.skinnytile_tiles(E, S, n, tall, words)
-    H = plans.tall_halo(E, S, tall, words) if tall else 0  # packed groups loaded before the tile's own
+    blocks = plans.skinnytile_tiles(E, S, n, tall, words, aligned)
+    H = plans.tall_halo(E, S, tall, words) if tall and not aligned else 0  # packed groups loaded before the tile's own
     loads = LOADS - 1 if words else LOADS_HALO if H > 1 else LOADS
     rowbytes, nbytes = n * E, n * S * E
     ids_in = np.arange(nbytes, dtype=np.int64)
@@ -149,7 +152,7 @@ def run(E: int, S: int, n: int, tall: bool, record: bool = True, words: bool = F
                     s, g = np.where(wrap, s - S, s), np.where(wrap, g + 1, g)
             # every group of the tile written once: the row side reads no stale byte
             if words:
-                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner)
+                _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner, aligned)
             for q0 in range(0, 0 if words else S * R, THREADS // 32):
                 q = q0 + warp
                 ok = q < S * R
@@ -260,10 +263,12 @@ def _from_lane(v: np.ndarray, delta: int) -> np.ndarray:
     return v[(lanes & ~31) | ((lanes + delta) & 31)]
 
 
-def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner):
+def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner, aligned=False):
     """skinnyWords TALL, row side: lane's group G = 31k + lane; a bundle's 16/E words (two aligned
     loads where S*E % 4 puts a word across a boundary), transposed; a single row's 16/E elements;
-    each row realigned from lane - 1's vector, lanes > 0 store vector G - 1 of each row."""
+    each row realigned from lane - 1's vector, lanes > 0 store vector G - 1 of each row. aligned:
+    G = 32k + lane, every lane stores vector G as it is."""
+    L = 32 if aligned else 31
     q_, ve, se = 4 // E, 16 // E, S * E
     m4 = se % 4
     tid = np.arange(THREADS)
@@ -278,12 +283,16 @@ def _words_tall(res, get, E, S, R, rlog, V, gp, t, rowbytes, record, smem, inner
         cat = np.concatenate([prev, y], axis=1)
         idx = (16 - m)[:, None] + np.arange(16)[None, :]
         x = np.where((m > 0)[:, None], np.take_along_axis(cat, np.clip(idx, 0, 31), axis=1), y)
-        _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0), inner)
+        if aligned:
+            assert (m == 0).all()
+            _store16_clipped(res, (rs >> 4) + t * V + G, y, rs, rs + rowbytes, ok, inner)
+        else:
+            _store16_clipped(res, (rs >> 4) + t * V + G - 1, x, rs, rs + rowbytes, ok & (lane > 0), inner)
 
     for q0 in range(0, tasks, THREADS // 32):
         q = q0 + warp
         ok = q < tasks
-        u, G = q >> rlog, 31 * (q & (R - 1)) + lane
+        u, G = q >> rlog, L * (q & (R - 1)) + lane
         bundle, single = ok & (u < nb), ok & (u >= nb)  # per warp: one or the other
         w = []
         for i in range(ve):

@@ -57,9 +57,9 @@ def test_tall_tiles_of_several_load_rounds(e, monkeypatch):
     rounds, the last round of one vector a thread, and their inner and end tiles."""
     geometry = dispatch.skinnytile_geometry
 
-    def large(itemsize, short, tall, words=False):
+    def large(itemsize, short, tall, words=False, aligned=False):
         if not tall or words:
-            return geometry(itemsize, short, tall, words)
+            return geometry(itemsize, short, tall, words, aligned)
         r, gp = _largest_rlog(itemsize, short), dispatch.skinnytile_pitch(itemsize, short)
         return r, gp, (32 * (1 << r) + 1) * gp
 
@@ -126,10 +126,36 @@ def test_words_both_copies_forced(e, asynchronous, monkeypatch):
         largest = max(r for r in range(8) if (31 * (1 << r) + 1) * gp <= dispatch.WORDS_SMEM)
         for r in (geometry(e, s, True, True)[0], largest):
             monkeypatch.setattr(dispatch, "skinnytile_geometry",
-                                lambda itemsize, short, tall, words=False, r=r: (r, gp, (31 * (1 << r) + 1) * gp))
+                                lambda itemsize, short, tall, words=False, aligned=False, r=r:
+                                (r, gp, (31 * (1 << r) + 1) * gp))
             w = dispatch.skinnytile_vectors(r, True) * (16 // e)  # positions per tile
             for n in (1009, 3 * w + 7):
                 check_forced(choice, n, s, DT[e], seed=s * 131 + n + asynchronous)
+        monkeypatch.setattr(dispatch, "skinnytile_geometry", geometry)
+
+
+@pytest.mark.parametrize("e, asynchronous", [(1, False), (1, True), (2, False), (2, True)])
+def test_words_aligned_rows_forced(e, asynchronous, monkeypatch):
+    """skinnyWords' form for long rows of whole 16-byte vectors (tiles of 32R, no group before them),
+    both copies forced on every short side it takes, at the dispatch's tile and at the largest within
+    72 KiB: one row vector, one tile exactly, and three tiles and a part tile (inner and end tiles)."""
+    geometry = dispatch.skinnytile_geometry
+    ve = 16 // e
+    for s in range(4 // e, dispatch.WORDS_TALL_MAX[e] + 1):
+        if not dispatch.skinnytile_words(e, s, True):
+            continue
+        expression = dispatch.skinnytile_expression(e, True, True, s, asynchronous, aligned=True)
+        assert expression in dispatch.expressions()[dispatch.SKINNYTILE], expression
+        choice = dispatch.Choice("tall-tile", e, dispatch.SKINNYTILE, expression, dispatch.SKINNYTILE_THREADS)
+        gp = dispatch.skinnytile_pitch(e, s)
+        largest = max(r for r in range(8) if 32 * (1 << r) * gp <= dispatch.WORDS_SMEM)
+        for r in (geometry(e, s, True, True, True)[0], largest):
+            monkeypatch.setattr(dispatch, "skinnytile_geometry",
+                                lambda itemsize, short, tall, words=False, aligned=False, r=r:
+                                (r, gp, 32 * (1 << r) * gp))
+            w = dispatch.skinnytile_vectors(r, True, True) * ve  # positions per tile
+            for n in (ve, w, 3 * w + 5 * ve):
+                check_forced(choice, n, s, DT[e], seed=s * 137 + n + asynchronous)
         monkeypatch.setattr(dispatch, "skinnytile_geometry", geometry)
 
 
@@ -175,6 +201,9 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_004, 3), cupy.float32)).startswith("skinny<4,3,true,")  # aligned: registers
     assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
     assert explain(cupy.empty((16_777_217, 16), cupy.uint8)).startswith("skinnyWords<1,true>")
+    assert explain(cupy.empty((16_777_216, 16), cupy.uint8)).startswith("skinnyWords<1,true,0,false,true>")  # rows 16k
+    assert explain(cupy.empty((1_048_576, 17), cupy.uint8)).startswith("skinnyWords<1,true,1,true,true>")
+    assert explain(cupy.empty((1_048_592, 17), cupy.uint8)).startswith("skinnyWords<1,true,1,true>")  # 16 past 256k
     assert explain(cupy.empty((33, 1_000_003), cupy.float16)).startswith("widePerm<2,33,2,true>")
     assert explain(cupy.empty((34, 1_000_003), cupy.float16)).startswith("widePerm<2,34,2,true>")
     assert explain(cupy.empty((4, 10_000_000), cupy.uint8)).startswith("widePerm<1,4,2,true>")
@@ -182,8 +211,10 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true,16>")  # as fast
 
 
-@pytest.mark.parametrize("shape, kernel", [((130_000_007, 17), "skinnyWords"), ((134_217_731, 16), "skinnyWords")],
-                         ids=["tall-u8-17-words", "tall-u8-16-words"])
+@pytest.mark.parametrize("shape, kernel", [((130_000_007, 17), "skinnyWords<1,true,1,true>"),
+                                          ((134_217_731, 16), "skinnyWords<1,true>"),
+                                          ((134_217_984, 16), "skinnyWords<1,true,0,false,true>")],
+                         ids=["tall-u8-17-words", "tall-u8-16-words", "tall-u8-16-words-aligned-rows"])
 def test_over_2_31_elements(shape, kernel):
     import cupy
 
@@ -191,7 +222,7 @@ def test_over_2_31_elements(shape, kernel):
 
     x = cupy.empty(shape, cupy.uint8)
     verify.fill_random_bits(x, seed=5)
-    assert x.size > 2**31 and explain(x).startswith(kernel + "<1,")
+    assert x.size > 2**31 and explain(x).startswith(kernel + ":"), explain(x)
     out = cupy.empty(shape[::-1], cupy.uint8)
     verify.poison(out)
     bwlab.transpose(x, out)

@@ -19,9 +19,9 @@ def _prime_at_least(k: int) -> int:
     return k
 
 
-def positions_per_tile(e: int, s: int, words: bool = False) -> int:
-    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True, words)
-    return dispatch.skinnytile_vectors(rlog, words) * (16 // e)
+def positions_per_tile(e: int, s: int, words: bool = False, aligned: bool = False) -> int:
+    rlog, _, _ = dispatch.skinnytile_geometry(e, s, True, words, aligned)
+    return dispatch.skinnytile_vectors(rlog, words, aligned) * (16 // e)
 
 
 def _longs(e: int, s: int, words: bool = False) -> list[int]:
@@ -41,6 +41,13 @@ ODD_SHORTS = (5, 6, 7, 9, 10, 11, 17, 31, 33, 63)  # tall uint8 skinnyWords: bun
 CASES += [(1, s, n, True, True) for s in ODD_SHORTS for n in _longs(1, s, True)]
 
 
+# skinnyWords' form for rows of whole vectors: n a multiple of 16/E, one tile, several, and a part tile
+ALIGNED_SHORTS = {1: (4, 5, 6, 7, 12, 17, 32, 33, 36, 64), 2: (2, 6, 10, 16)}
+CASES += [(e, s, n, True, True, 0, True) for e, ss in ALIGNED_SHORTS.items() for s in ss
+          for n in (16 // e, 3 * positions_per_tile(e, s, True, True), 5 * positions_per_tile(e, s, True, True) // 2
+                    + 16 // e)]
+
+
 # tall tiles on 256-byte boundaries (H = 16), the output at other places in a 256-byte span
 CASES += [(e, s, n, True, False, out16) for e, s in ((2, 64), (4, 17), (8, 36), (16, 50), (2, 36), (4, 9), (2, 44))
           for n in _longs(e, s) for out16 in (1, 7, 15)]
@@ -49,11 +56,11 @@ CASES += [(e, s, n, True, False, out16) for e, s in ((2, 64), (4, 17), (8, 36), 
 @pytest.mark.parametrize("case", CASES, ids=lambda v: str(v))
 def test_every_output_byte_once_from_the_right_input_byte(case):
     e, s, n, tall, *rest = case
-    words, out16 = (rest + [False, 0])[:2]
-    res = model.run(e, s, n, tall, record=False, words=bool(words), out16=out16)
+    words, out16, aligned = (rest + [False, 0, False][len(rest):])
+    res = model.run(e, s, n, tall, record=False, words=bool(words), out16=out16, aligned=aligned)
     want = model.expected(e, s, n, tall)
     assert (res.writes == 1).all(), f"bytes written {sorted(set(res.writes.tolist()))} times"
-    if tall and n > 2 * positions_per_tile(e, s, bool(words)):  # the plain path of inner tiles was taken
+    if tall and n > 2 * positions_per_tile(e, s, bool(words), aligned):  # the plain path of inner tiles was taken
         assert res.inner_tiles > 0
     bad = np.flatnonzero(res.out != want)
     assert bad.size == 0, f"{bad.size} wrong bytes, first at {bad[0]}: {res.out[bad[0]]} != {want[bad[0]]}"
@@ -80,6 +87,24 @@ def test_shared_accesses_keep_their_bank_ways(e, words, tall):
             worst[acc.what] = max(worst.get(acc.what, 1), w)
             assert w <= LIMITS[acc.what], (s, n, acc.what, w, acc.addrs.tolist())
     assert worst[("row load" if tall else "row store")] == 1
+
+
+@pytest.mark.parametrize("e", (1, 2))
+def test_words_aligned_rows_keep_their_bank_ways_and_tile(e):
+    """skinnyWords' form for long rows of whole vectors, every short side it takes: the same bank
+    ways as the other form (lanes at 32 consecutive groups), the same R, 32R groups of shared memory
+    within 72 KiB, every output byte written once with the right input byte."""
+    for s in range(1, 65):
+        if not dispatch.skinnytile_words(e, s, True) or s > dispatch.WORDS_TALL_MAX[e]:
+            continue
+        rlog, gp, smem = dispatch.skinnytile_geometry(e, s, True, True, True)
+        assert rlog == dispatch.skinnytile_geometry(e, s, True, True)[0] and smem == 32 * (1 << rlog) * gp
+        assert smem <= dispatch.WORDS_SMEM
+        n = 2 * dispatch.skinnytile_vectors(rlog, True, True) * (16 // e) + 256 // e  # rows of 256k bytes
+        res = model.run(e, s, n, True, words=True, aligned=True)
+        assert (res.writes == 1).all() and (res.out == model.expected(e, s, n, True)).all()
+        for acc in res.accesses:
+            assert model.bank_ways(acc) <= LIMITS[acc.what], (s, acc.what)
 
 
 @pytest.mark.parametrize("e, s, rlog", [(1, 12, 2), (1, 48, 0), (2, 12, 2), (1, 13, 2)])

@@ -89,7 +89,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
     elif choice.kind in ("tall-tile", "wide-tile"):
         tall = choice.kind == "tall-tile"
         short, n = (lay.cols, lay.rows) if tall else (lay.rows, lay.cols)
-        rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall, plans.is_words(choice))
+        rlog, gp, shared = plans.skinnytile_geometry(choice.itemsize, short, tall, plans.is_words(choice),
+                                                     plans.words_aligned(choice))
         core_launch.allow_shared(fn, shared)
         args = ptrs + [("i64", n), ("i32", short), ("i32", rlog), ("i32", gp), *bounds]
     elif choice.kind in ("tall-perm", "wide-perm"):

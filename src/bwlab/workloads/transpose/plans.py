@@ -46,6 +46,14 @@ SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (), 8: (), 16: 
 # not fill words (5, 7, 9, ...): 71-81% -> 76-89% with aligned rows, 70-80% -> 70-81% with
 # misaligned ones (2-byte odd ones measured -4 to +3 points: they stay on skinnyTile).
 WORDS_TALL_MAX = {1: 64, 2: 16}
+# skinnyWords' aligned form (tiles of 32R vectors, no group before them) where each long row is a
+# multiple of 256 bytes, so every row starts where the one before did in its 256-byte span and each
+# warp's 512-byte store lies on a 512-byte boundary of its row (and of memory, from a 256-byte aligned
+# output). On the H200 (benchmarks/h200/transpose/words-aligned, 256 MiB, two rounds, % of a copy):
+# rows of 256k bytes +0.0 to +5.1 points at every short side tried (uint8 64 columns 86.5 -> 91.6%,
+# 31-33 columns 89-91 -> 92-95%, 4-16 +0.5-0.8; uint16 2-16 columns +0.0-0.5); rows of whole vectors
+# but not 256k bytes -1.7 to +1.2 (uint16 4194312 x 16 95.7 -> 94.0%): those keep the 31R tiles.
+WORDS_ROWS_ALIGN = 256
 # skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
 # 2-byte elements: wide (S x n) every short side 2..64, where it measured 87-100% of memcpy on
 # the H200 (256 MiB, misaligned rows) against 52-85% for skinnyTile/skinnyWords; tall only 2
@@ -312,16 +320,21 @@ def skinnytile_words(itemsize: int, short: int, tall: bool) -> bool:
 
 
 def skinnytile_expression(itemsize: int, tall: bool, words: bool = False, short: int = 0,
-                          asynchronous: bool | None = None) -> str:
+                          asynchronous: bool | None = None, aligned: bool = False) -> str:
     """skinnyWords takes short * itemsize % 4 as a third parameter where it is not 0, and true as a
     fourth where its tile is copied in by cp.async (`asynchronous`; None: as words_async says for
-    `short`, a short side of 0 meaning through registers)."""
+    `short`, a short side of 0 meaning through registers); `aligned` (long rows in whole 16-byte
+    vectors) names all five, the fifth true (tiles of 32R vectors)."""
+    if aligned and not words:
+        raise ValueError("only skinnyWords has an aligned-rows form")
     m = (short * itemsize) % 4 if words else 0
     halo = tall_halo(itemsize, short, tall, words)
     if halo > 1:
         return f"skinnyTile<{itemsize},true,{halo}>"
     if asynchronous is None:
         asynchronous = words and short > 0 and words_async(itemsize, short)
+    if aligned:
+        return f"skinnyWords<{itemsize},true,{m},{'true' if asynchronous else 'false'},true>"
     if words and asynchronous:
         return f"skinnyWords<{itemsize},true,{m},true>"
     return f"skinny{'Words' if words else 'Tile'}<{itemsize},{'true' if tall else 'false'}{f',{m}' if m else ''}>"
@@ -373,6 +386,11 @@ def is_words(choice: "Choice") -> bool:
     return choice.expression.startswith("skinnyWords")
 
 
+def words_aligned(choice: "Choice") -> bool:
+    """skinnyWords' aligned-rows form (its fifth parameter true)."""
+    return is_words(choice) and choice.expression.count(",") == 4 and choice.expression.endswith(",true>")
+
+
 def skinnytile_pitch(itemsize: int, short: int) -> int:
     """Bytes between consecutive groups (VE positions x short elements) in skinnyTile's shared
     tile: 16*short plus a pad that makes the pitch odd in shared access units (max(E, 4) bytes),
@@ -382,19 +400,23 @@ def skinnytile_pitch(itemsize: int, short: int) -> int:
     return 16 * short + pad
 
 
-def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = False) -> tuple[int, int, int]:
+def skinnytile_geometry(itemsize: int, short: int, tall: bool, words: bool = False,
+                        aligned: bool = False) -> tuple[int, int, int]:
     """(rlog, group pitch, dynamic shared bytes): a tile holds V = 32 * 2**rlog vectors of each
-    long row (skinnyWords: 31 * 2**rlog), R = 2**rlog the largest power of two with short * R <= 64
-    (tiles of 16 to 32 KiB per side) whose groups fit 48 KiB."""
+    long row (skinnyWords: 31 * 2**rlog, or 32 * 2**rlog with no group before them where `aligned`),
+    R = 2**rlog the largest power of two with short * R <= 64 (tiles of 16 to 32 KiB per side) whose
+    groups fit 48 KiB. skinnyWords' aligned form keeps the R of its other form."""
     if not 1 <= short <= SKINNYTILE_MAX:
         raise ValueError(f"skinnyTile takes short sides 1..{SKINNYTILE_MAX}, got {short}")
     if words and not tall:
         raise ValueError("skinnyWords is tall only: wide 1- and 2-byte matrices take widePerm")
     if words and not skinnytile_words(itemsize, short, tall):
         raise ValueError(f"skinnyWords does not take a short side of {short} {itemsize}-byte elements")
+    if aligned and not words:
+        raise ValueError("only skinnyWords has an aligned-rows form")
     gp = skinnytile_pitch(itemsize, short)
     halo, rlog = _tall_tile(itemsize, short, tall, words, gp)
-    return rlog, gp, (skinnytile_vectors(rlog, words) + (halo if tall else 0)) * gp
+    return rlog, gp, (skinnytile_vectors(rlog, words, aligned) + (halo if tall and not aligned else 0)) * gp
 
 
 def _skinnytile_rlog(itemsize: int, short: int, tall: bool, words: bool, gp: int) -> int:
@@ -523,17 +545,18 @@ def async_rlog(gp: int) -> int:
     return max(r for r in range(8) if (skinnytile_vectors(r, True) + 1) * gp <= WORDS_ASYNC_SMEM)
 
 
-def skinnytile_vectors(rlog: int, words: bool = False) -> int:
-    """Vectors of each long row per tile: skinnyWords' tasks of 32 lanes emit 31."""
-    return (31 if words else 32) << rlog
+def skinnytile_vectors(rlog: int, words: bool = False, aligned: bool = False) -> int:
+    """Vectors of each long row per tile: skinnyWords' tasks of 32 lanes emit 31 (32 in its aligned form)."""
+    return (31 if words and not aligned else 32) << rlog
 
 
-def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool = False) -> int:
+def skinnytile_tiles(itemsize: int, short: int, n: int, tall: bool, words: bool = False,
+                     aligned: bool = False) -> int:
     """Blocks of skinnyTile: TALL covers every long row's aligned vectors (at most
     ceil(n*E/16) + 1 per row, counted from up to H - 1 vectors before the row), WIDE the n packed
     positions."""
-    rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
-    v = skinnytile_vectors(rlog, words)
+    rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words, aligned)
+    v = skinnytile_vectors(rlog, words, aligned)
     if not tall:
         return cdiv(n, v * (16 // itemsize))
     return cdiv(cdiv(n * itemsize, 16) + smem // gp - v, v)  # smem // gp - v: the tile's H
@@ -643,7 +666,9 @@ def expressions() -> dict[Path, list[str]]:
             + [f"skinnyTile<{e},true,{TALL_HALO}>" for e in TALL_HALO_TASKS]  # tall tiles on 256-byte boundaries
             + [skinnytile_expression(1, True, True, s, False) for s in (5, 6, 7)]  # short % 4 = 1, 2, 3
             + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
-                      for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)}),
+                      for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)})
+            + sorted({skinnytile_expression(e, True, True, s, aligned=True) for e in (1, 2)  # rows in whole vectors
+                      for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True)}),
             SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
@@ -711,15 +736,16 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                               f"in registers, the packed side moved as 16-byte vectors")
             if skinnytile_applies(itemsize, short, long, tall, even):
                 words = skinnytile_words(itemsize, short, tall) and short <= WORDS_TALL_MAX[itemsize]
-                rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words)
+                rows16 = words and (long * itemsize) % WORDS_ROWS_ALIGN == 0
+                rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words, rows16)
                 side = "columns" if tall else "rows"
                 how = f", shared words of {4 // itemsize} {side}" if words else ""
                 copy = ("input copied in by cp.async, 16-byte stores" if words and words_async(itemsize, short)
                         else "16-byte accesses on both sides")
                 return Choice("tall-tile" if tall else "wide-tile", itemsize, SKINNYTILE,
-                              skinnytile_expression(itemsize, tall, words, short), SKINNYTILE_THREADS,
-                              f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words)} vectors "
-                              f"per long row ({smem} bytes{how}), {copy}")
+                              skinnytile_expression(itemsize, tall, words, short, aligned=rows16), SKINNYTILE_THREADS,
+                              f"{short} {side}: padded shared tile of {skinnytile_vectors(rlog, words, rows16)} "
+                              f"vectors per long row ({smem} bytes{how}), {copy}")
     if lay.dense and aligned:
         if cols <= SKINNY_MAX and (batch == 1 or rows % ve == 0):
             return Choice("tall", itemsize, SKINNY, skinny_expression(itemsize, cols, True),
@@ -794,7 +820,7 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         tall = choice.kind == "tall-tile"
         short, n = (cols, rows) if tall else (rows, cols)
         # about n*E/512: below 2^31 for any array
-        blocks = skinnytile_tiles(choice.itemsize, short, n, tall, is_words(choice))
+        blocks = skinnytile_tiles(choice.itemsize, short, n, tall, is_words(choice), words_aligned(choice))
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{short} x {n}: {blocks} tiles, over the grid limit")
         return blocks, choice.threads

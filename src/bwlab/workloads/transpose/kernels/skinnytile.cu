@@ -352,8 +352,10 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
 // is realigned in registers from the previous lane's vector (one shuffle per word).
 // Tiles of V = 31R vectors per row: a task (bundle, block k) spans 32 lanes but emits 31
 // vectors, lane 0 supplying only its neighbour's first half. Packed side and shared layout as
-// skinnyTile's TALL (groups counted from P0 - VE). Tall only: wide 1- and 2-byte matrices
-// take widePerm (skinnyperm.cu).
+// skinnyTile's TALL (groups counted from P0 - VE). A (every long row a whole number of vectors:
+// nothing to realign): tiles of V = 32R, a task's 32 lanes each emit their own vector and the
+// tile loads no group before P0, so a warp's store of 512 bytes lies on a 512-byte boundary of
+// its row. Tall only: wide 1- and 2-byte matrices take widePerm (skinnyperm.cu).
 
 // 4x4 bytes (or 2x2 half-words) of 4 (2) words transposed in place: word i's byte r <-> word r's byte i.
 __device__ __forceinline__ void swap4(unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
@@ -407,25 +409,27 @@ __device__ __forceinline__ unsigned word_at(const byte* p, int i, int SE) {
 }
 
 // skinnyWords' tile blockIdx.x (INNER: an inner tile, no guards or clipping; ASYNC: the tile copied
-// in by cp.async).
-template <int E, int M, bool ASYNC, bool INNER>
+// in by cp.async; A: rows in whole vectors, tiles of 32R).
+template <int E, int M, bool ASYNC, bool A, bool INNER>
 __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __restrict__ out, byte* sm, i64 n, int S,
                                            int rlog, int gp, u64 in_lo, u64 in_hi) {
   constexpr int VE = 16 / E, Q = 4 / E;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int R = 1 << rlog, V = 31 << rlog;
+  constexpr int L = A ? 32 : 31;  // vectors a task emits
+  const int R = 1 << rlog, V = L << rlog;
   const int SE = S * E, NB = S / Q;  // bundles; then S - NB*Q single rows (M != 0)
   const int tasks = (M == 0 ? NB : NB + S - NB * Q) << rlog;
   const i64 t = blockIdx.x;
   const i64 rowbytes = n * E;
-  const int NC = (V + 1) * S;  // packed vectors of the tile
-  const i64 cbase = (t * V - 1) * S;  // the tile's first packed vector: one group before P0 (may be < 0)
-  const bool aligned = (rowbytes & 15) == 0;  // every row on the position grid: no realignment
+  const int NC = (A ? V : V + 1) * S;  // packed vectors of the tile
+  const i64 cbase = (t * V - !A) * S;  // the tile's first packed vector: one group before P0 (may be < 0) but for A
+  const bool aligned = A || (rowbytes & 15) == 0;  // every row on the position grid: no realignment
 
   if constexpr (ASYNC) tile_to_shared_async<E, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   else tile_to_shared<E, ST_LOADS - 1, INNER>(in, sm, cbase, NC, S, gp, in_lo, in_hi);
   // Lane > 0 stores vector G - 1 of row `row` from y (the row's positions of group G): group
-  // G - 1's last m bytes (from the previous lane) and group G's first 16 - m.
+  // G - 1's last m bytes (from the previous lane) and group G's first 16 - m. A: every lane stores
+  // vector G (shared group G is the tile's vector G).
   auto emit = [&](int row, int G, uint4 y) {
     const i64 rs = row * rowbytes;
     const int m = (int)(rs & 15);
@@ -434,16 +438,16 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
       const uint4 prev = shfl(y, (lane + 31) & 31);
       if (m) x = realign(prev, y, 16 - m);
     }
-    byte* p = out + 16 * ((rs >> 4) + t * V + G - 1);
+    byte* p = out + 16 * ((rs >> 4) + t * V + G - !A);
     const u64 lo = reinterpret_cast<u64>(out) + rs;
-    if (lane == 0) return;
+    if (!A && lane == 0) return;
     if (INNER) store16<false>(p, x);
     else store16_clipped<E, false>(p, x, lo, lo + rowbytes);
   };
-  // task q = (unit u, block k): lane's group G = 31k + lane; unit u < NB is bundle u, the
+  // task q = (unit u, block k): lane's group G = Lk + lane; unit u < NB is bundle u, the
   // others single rows.
   for (int q = warp; q < tasks; q += ST_THREADS / 32) {
-    const int u = q >> rlog, G = 31 * (q & (R - 1)) + lane;
+    const int u = q >> rlog, G = L * (q & (R - 1)) + lane;
     if (M == 0 || u < NB) {
       const byte* p = sm + G * gp + 4 * u;
       unsigned w[VE];
@@ -466,13 +470,14 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
 
 // M: S*E % 4. M = 0: every row in a bundle. M != 0 (1-byte elements): the first S/4*4 rows
 // in bundles through word_at, the S % 4 left one by one (one shared access per element).
-// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M[,ASYNC]]>).
+// TALL must be true (the parameter keeps the expressions skinnyWords<E,true[,M[,ASYNC[,A]]]>).
 // ASYNC: the packed side copied in by cp.async (tile_to_shared_async), for tiles whose loads
-// through registers would be few a thread or take several rounds (plans.words_async).
+// through registers would be few a thread or take several rounds (plans.words_async). A: every
+// long row n*E a multiple of 16 bytes (tiles of 32R vectors, above).
 // Four blocks an SM: at most 64 registers (58 for uint8, 63 for uint16, no spills, all 8 loads of
 // a round still issued before the first shared store). Against three (72 registers) on the H200:
 // up to 5 points of a copy faster on some tall uint8 short sides, at most 1.8 slower on others.
-template <int E, bool TALL, int M = 0, bool ASYNC = false>
+template <int E, bool TALL, int M = 0, bool ASYNC = false, bool A = false>
 __global__ void __launch_bounds__(ST_THREADS, 4)
 skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
             u64 in_hi) {
@@ -480,10 +485,10 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
   static_assert(M == 0 || (E == 1 && M < 4), "short sides not filling words: uint8 only");
   extern __shared__ __align__(16) byte sm[];
-  const int V = 31 << rlog, NC = (V + 1) * S;
-  const i64 t = blockIdx.x, cbase = (t * V - 1) * S;
+  const int V = (A ? 32 : 31) << rlog, NC = (A ? V : V + 1) * S;
+  const i64 t = blockIdx.x, cbase = (t * V - !A) * S;
   if (inner_tile(in, t, V, n * E, cbase, NC, in_lo, in_hi))
-    words_tile<E, M, ASYNC, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+    words_tile<E, M, ASYNC, A, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
   else
-    words_tile<E, M, ASYNC, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
+    words_tile<E, M, ASYNC, A, false>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
 }
