@@ -141,7 +141,7 @@ def test_words_aligned_rows_forced(e, asynchronous, monkeypatch):
     72 KiB: one row vector, one tile exactly, and three tiles and a part tile (inner and end tiles)."""
     geometry = dispatch.skinnytile_geometry
     ve = 16 // e
-    for s in range(4 // e, dispatch.WORDS_TALL_MAX[e] + 1):
+    for s in range(4 // e, dispatch.WORDS_ALIGNED_TALL_MAX[e] + 1):
         if not dispatch.skinnytile_words(e, s, True):
             continue
         expression = dispatch.skinnytile_expression(e, True, True, s, asynchronous, aligned=True)

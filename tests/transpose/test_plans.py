@@ -60,9 +60,10 @@ def test_shape_classes(batch, rows, cols, kind):
         if want in ("tall-tile", "wide-tile"):
             short = cols if want == "tall-tile" else rows
             tall = want == "tall-tile"
+            rows256 = tall and rows * e % 256 == 0  # skinnyWords' aligned form for long rows of 256k bytes
             words = tall and e < 4 and (short * e % 4 == 0 or (e == 1 and short >= 4)) and \
-                short <= dispatch.WORDS_TALL_MAX[e]  # skinnyWords is tall only
-            rows16 = words and rows * e % 256 == 0  # skinnyWords' form for long rows of 256k bytes
+                short <= (dispatch.WORDS_ALIGNED_TALL_MAX if rows256 else dispatch.WORDS_TALL_MAX)[e]
+            rows16 = words and rows256
             assert c.expression == dispatch.skinnytile_expression(e, tall, words, short, aligned=rows16)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
@@ -391,12 +392,15 @@ def test_launch_geometry_covers_the_work():
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
             short, n = (cols, rows) if tall else (rows, cols)
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
-            words = dispatch.is_words(c)
+            words, aligned = dispatch.is_words(c), dispatch.words_aligned(c)
+            rows256 = tall and n * e % 256 == 0
+            assert aligned == (words and rows256)
             assert words == (dispatch.skinnytile_words(e, short, tall) and
-                             (not tall or short <= dispatch.WORDS_TALL_MAX[e]))
-            rlog = dispatch.skinnytile_geometry(e, short, tall, words)[0]
-            covered = blocks * dispatch.skinnytile_vectors(rlog, words)  # vectors per row (TALL) / per tile (WIDE)
-            assert (covered >= -(-n * e // 16) + 1) if tall else (covered * (16 // e) >= n)
+                             (not tall or short <= (dispatch.WORDS_ALIGNED_TALL_MAX if rows256
+                                                    else dispatch.WORDS_TALL_MAX)[e]))
+            rlog = dispatch.skinnytile_geometry(e, short, tall, words, aligned)[0]
+            covered = blocks * dispatch.skinnytile_vectors(rlog, words, aligned)  # vectors per row / per tile (WIDE)
+            assert (covered >= -(-n * e // 16) + (not aligned)) if tall else (covered * (16 // e) >= n)
             assert threads == dispatch.SKINNYTILE_THREADS
     huge = dispatch.choose(1, dense(1, 2**31, 2**31))  # more tiles than a grid holds: kernels stride
     assert dispatch.launch_geometry(huge, 1, 2**31, 2**31)[0] == dispatch.MAX_BLOCKS

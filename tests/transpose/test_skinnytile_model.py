@@ -42,7 +42,7 @@ CASES += [(1, s, n, True, True) for s in ODD_SHORTS for n in _longs(1, s, True)]
 
 
 # skinnyWords' form for rows of whole vectors: n a multiple of 16/E, one tile, several, and a part tile
-ALIGNED_SHORTS = {1: (4, 5, 6, 7, 12, 17, 32, 33, 36, 64), 2: (2, 6, 10, 16)}
+ALIGNED_SHORTS = {1: (4, 5, 6, 7, 12, 17, 32, 33, 36, 64), 2: (2, 6, 10, 16, 18, 32, 64)}
 CASES += [(e, s, n, True, True, 0, True) for e, ss in ALIGNED_SHORTS.items() for s in ss
           for n in (16 // e, 3 * positions_per_tile(e, s, True, True), 5 * positions_per_tile(e, s, True, True) // 2
                     + 16 // e)]
@@ -95,7 +95,7 @@ def test_words_aligned_rows_keep_their_bank_ways_and_tile(e):
     ways as the other form (lanes at 32 consecutive groups), the same R, 32R groups of shared memory
     within 72 KiB, every output byte written once with the right input byte."""
     for s in range(1, 65):
-        if not dispatch.skinnytile_words(e, s, True) or s > dispatch.WORDS_TALL_MAX[e]:
+        if not dispatch.skinnytile_words(e, s, True) or s > dispatch.WORDS_ALIGNED_TALL_MAX[e]:
             continue
         rlog, gp, smem = dispatch.skinnytile_geometry(e, s, True, True, True)
         assert rlog == dispatch.skinnytile_geometry(e, s, True, True)[0] and smem == 32 * (1 << rlog) * gp

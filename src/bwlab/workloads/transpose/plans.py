@@ -54,6 +54,17 @@ WORDS_TALL_MAX = {1: 64, 2: 16}
 # 31-33 columns 89-91 -> 92-95%, 4-16 +0.5-0.8; uint16 2-16 columns +0.0-0.5); rows of whole vectors
 # but not 256k bytes -1.7 to +1.2 (uint16 4194312 x 16 95.7 -> 94.0%): those keep the 31R tiles.
 WORDS_ROWS_ALIGN = 256
+# Tall short sides the aligned form takes (every one skinnytile_words allows): uint16 too from 17 to 64
+# even columns, where the 31R tiles stayed behind skinnyTile (above).
+WORDS_ALIGNED_TALL_MAX = {1: 64, 2: 64}
+
+
+def words_form(itemsize: int, short: int, long: int, tall: bool) -> tuple[bool, bool]:
+    """(skinnyWords, its aligned form) for a short side and long side that skinnyTile takes."""
+    rows = tall and (long * itemsize) % WORDS_ROWS_ALIGN == 0
+    words = skinnytile_words(itemsize, short, tall) and short <= (WORDS_ALIGNED_TALL_MAX if rows
+                                                                  else WORDS_TALL_MAX)[itemsize]
+    return words, words and rows
 # skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
 # 2-byte elements: wide (S x n) every short side 2..64, where it measured 87-100% of memcpy on
 # the H200 (256 MiB, misaligned rows) against 52-85% for skinnyTile/skinnyWords; tall only 2
@@ -667,8 +678,8 @@ def expressions() -> dict[Path, list[str]]:
             + [skinnytile_expression(1, True, True, s, False) for s in (5, 6, 7)]  # short % 4 = 1, 2, 3
             + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
                       for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)})
-            + sorted({skinnytile_expression(e, True, True, s, aligned=True) for e in (1, 2)  # rows in whole vectors
-                      for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True)}),
+            + sorted({skinnytile_expression(e, True, True, s, aligned=True) for e in (1, 2)  # rows of 256k bytes
+                      for s in range(2, WORDS_ALIGNED_TALL_MAX[e] + 1) if skinnytile_words(e, s, True)}),
             SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
@@ -735,8 +746,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                               f"{short} {side}: 4-byte words of each long row interleaved by byte permutes "
                               f"in registers, the packed side moved as 16-byte vectors")
             if skinnytile_applies(itemsize, short, long, tall, even):
-                words = skinnytile_words(itemsize, short, tall) and short <= WORDS_TALL_MAX[itemsize]
-                rows16 = words and (long * itemsize) % WORDS_ROWS_ALIGN == 0
+                words, rows16 = words_form(itemsize, short, long, tall)
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words, rows16)
                 side = "columns" if tall else "rows"
                 how = f", shared words of {4 // itemsize} {side}" if words else ""
