@@ -61,8 +61,9 @@ def test_shape_classes(batch, rows, cols, kind):
             short = cols if want == "tall-tile" else rows
             tall = want == "tall-tile"
             rows256 = tall and rows * e % 256 == 0  # skinnyWords' aligned form for long rows of 256k bytes
-            words = tall and e < 4 and (short * e % 4 == 0 or (e == 1 and short >= 4)) and \
-                short <= (dispatch.WORDS_ALIGNED_TALL_MAX if rows256 else dispatch.WORDS_TALL_MAX)[e]
+            words = tall and e < 4 and (short * e % 4 == 0 or (e == 1 and short >= 4)) and (
+                short <= dispatch.WORDS_TALL_MAX[e] or rows256 and short <= dispatch.WORDS_ALIGNED_TALL_MAX[e]
+                and not dispatch.words_async(e, short))
             rows16 = words and rows256
             assert c.expression == dispatch.skinnytile_expression(e, tall, words, short, aligned=rows16)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
@@ -146,6 +147,12 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (2, 1_000_001, 17, "skinnyTile<2,true,16>"),     # ... rows on 256-byte boundaries (64 and 68 tasks)
     (2, 1_000_001, 36, "skinnyTile<2,true,16>"),     # ... 36 tasks: on twice the tile
     (2, 1_000_001, 45, "skinnyTile<2,true>"),        # ... 45: twice would take two rounds of loads
+    (2, 4_194_304, 32, "skinnyWords<2,true,0,false,true>"),  # rows of 256k bytes: the aligned form...
+    (2, 2_097_152, 64, "skinnyWords<2,true,0,false,true>"),
+    (2, 3_355_392, 40, "skinnyTile<2,true,16>"),     # ... but where its tile would be copied by cp.async
+    (2, 4_194_312, 32, "skinnyTile<2,true,16>"),     # rows 16 bytes past a multiple of 256
+    (1, 4_194_304, 64, "skinnyWords<1,true,0,false,true>"),
+    (1, 4_194_320, 64, "skinnyWords<1,true>"),
     (2, 34, 1_000_001, "widePerm<2,34,2,true>"),
     (2, 33, 1_000_001, "widePerm<2,33,2,true>"),
     (4, 1_000_001, 16, "skinnyTile<4,true,16>"),     # 4-byte elements: a word is one element
@@ -395,9 +402,8 @@ def test_launch_geometry_covers_the_work():
             words, aligned = dispatch.is_words(c), dispatch.words_aligned(c)
             rows256 = tall and n * e % 256 == 0
             assert aligned == (words and rows256)
-            assert words == (dispatch.skinnytile_words(e, short, tall) and
-                             (not tall or short <= (dispatch.WORDS_ALIGNED_TALL_MAX if rows256
-                                                    else dispatch.WORDS_TALL_MAX)[e]))
+            assert words == (dispatch.skinnytile_words(e, short, tall) and (
+                not tall or short <= dispatch.WORDS_TALL_MAX[e] or rows256 and not dispatch.words_async(e, short)))
             rlog = dispatch.skinnytile_geometry(e, short, tall, words, aligned)[0]
             covered = blocks * dispatch.skinnytile_vectors(rlog, words, aligned)  # vectors per row / per tile (WIDE)
             assert (covered >= -(-n * e // 16) + (not aligned)) if tall else (covered * (16 // e) >= n)

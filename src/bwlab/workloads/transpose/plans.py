@@ -54,17 +54,25 @@ WORDS_TALL_MAX = {1: 64, 2: 16}
 # 31-33 columns 89-91 -> 92-95%, 4-16 +0.5-0.8; uint16 2-16 columns +0.0-0.5); rows of whole vectors
 # but not 256k bytes -1.7 to +1.2 (uint16 4194312 x 16 95.7 -> 94.0%): those keep the 31R tiles.
 WORDS_ROWS_ALIGN = 256
-# Tall short sides the aligned form takes (every one skinnytile_words allows): uint16 too from 17 to 64
-# even columns, where the 31R tiles stayed behind skinnyTile (above).
+# Past WORDS_TALL_MAX (uint16 from 17 columns, where the 31R tiles stayed behind skinnyTile), the
+# aligned form takes the even sides up to 64 whose tile goes through registers (not words_async).
+# On the H200 (words-aligned/probe16.txt, 256 MiB, rows of 256k bytes, two rounds, against skinnyTile):
+# through registers 24, 28, 32, 44, 48, 52, 56, 60 and 64 columns -0.9 to +3.0 points of a copy,
+# +1.3 on average (52 columns 89.4 -> 92.4%, 64 89.1 -> 90.4%); copied in by cp.async 18, 20, 22,
+# 36 and 40 columns -2.5 to +0.2: those keep skinnyTile. The other register sides (26, 30, 46, 50,
+# 54, 58, 62) were not measured.
 WORDS_ALIGNED_TALL_MAX = {1: 64, 2: 64}
 
 
 def words_form(itemsize: int, short: int, long: int, tall: bool) -> tuple[bool, bool]:
     """(skinnyWords, its aligned form) for a short side and long side that skinnyTile takes."""
+    if not skinnytile_words(itemsize, short, tall):
+        return False, False
     rows = tall and (long * itemsize) % WORDS_ROWS_ALIGN == 0
-    words = skinnytile_words(itemsize, short, tall) and short <= (WORDS_ALIGNED_TALL_MAX if rows
-                                                                  else WORDS_TALL_MAX)[itemsize]
-    return words, words and rows
+    if short <= WORDS_TALL_MAX[itemsize]:
+        return True, rows
+    words = rows and short <= WORDS_ALIGNED_TALL_MAX[itemsize] and not words_async(itemsize, short)
+    return words, words
 # skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
 # 2-byte elements: wide (S x n) every short side 2..64, where it measured 87-100% of memcpy on
 # the H200 (256 MiB, misaligned rows) against 52-85% for skinnyTile/skinnyWords; tall only 2
