@@ -78,17 +78,17 @@ def test_compare_two_ledgers_needs_no_gpu(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == []  # nothing written
 
 
-@pytest.mark.parametrize("files, words", [
-    (["one"], "give two ledgers or more"),
-    (["one", "README.md"], "is not JSON"),
-    (["one", "benchmarks/h200/matmul/run/run.json"], "not a claims ledger"),
-    (["one", "no/such/file.json"], "cannot read"),
+@pytest.mark.parametrize("files, words, code", [
+    (["one"], "give two ledgers or more", 2),  # a usage error, as the parser's own
+    (["one", "README.md"], "is not JSON", 1),  # a file it cannot use: 1, as report, roofline, --render
+    (["one", "benchmarks/h200/matmul/run/run.json"], "not a claims ledger", 1),
+    (["one", "no/such/file.json"], "cannot read", 1),
 ])
-def test_compare_refuses_in_one_line(files, words):
+def test_compare_refuses_in_one_line(files, words, code):
     from helpers import H200, ROOT
 
     args = []
     for f in files:
         args += ["--compare", str(H200 / "claims" / "claims.json") if f == "one" else str(ROOT / f)]
     res = invoke("claims", *args)
-    assert res.exit_code == 2 and words in res.output and "Traceback" not in res.output, res.output
+    assert res.exit_code == code and words in res.output and "Traceback" not in res.output, res.output

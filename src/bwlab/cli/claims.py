@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from .common import (FORCE_HELP, SEED_HELP, WARMUP_GPU_HELP, bad, command_line, err, handled, parse_list, print_tables,
-                     progress, require_gpu, results_folder, save_incomplete, written)
+                     progress, require_gpu, results_folder, save_incomplete, written, UserError)
 
 WRONG_EXIT = 3        # a kernel of some experiment gave a wrong result
 UNMEASURED_EXIT = 1   # an experiment failed (its entry says why)
@@ -114,11 +114,11 @@ def _compare(paths: list[Path], only) -> None:
         try:
             run = load(p)  # its errors name the file
         except ValueError as exc:
-            raise bad(f"--compare: {exc}") from None
+            raise UserError(f"--compare: {exc}") from None  # exit 1, as every command that reads a file
         try:
             ledger(run)
         except ValueError as exc:
-            raise bad(f"--compare: {p}: {exc}") from None
+            raise UserError(f"--compare: {p}: {exc}") from None
         runs.append(run)
     labels = [r.device.get("name") or str(p) for r, p in zip(runs, paths)]
     if len(set(labels)) < len(labels):  # the same GPU twice: tell the files apart
