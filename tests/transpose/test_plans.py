@@ -64,7 +64,7 @@ def test_shape_classes(batch, rows, cols, kind):
             words = tall and e < 4 and (short * e % 4 == 0 or (e == 1 and short >= 4)) and (
                 short <= dispatch.WORDS_TALL_MAX[e] or rows256 and short <= dispatch.WORDS_ALIGNED_TALL_MAX[e]
                 and not dispatch.words_async(e, short))
-            rows16 = words and rows256
+            rows16 = words and rows256 and (e == 1 or not dispatch.words_async(e, short))  # uint16: registers
             assert c.expression == dispatch.skinnytile_expression(e, tall, words, short, aligned=rows16)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYTILE]
         assert c.kind == want and c.itemsize == e, (e, c)
@@ -150,6 +150,7 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (2, 4_194_304, 32, "skinnyWords<2,true,0,false,true>"),  # rows of 256k bytes: the aligned form...
     (2, 2_097_152, 64, "skinnyWords<2,true,0,false,true>"),
     (2, 3_355_392, 40, "skinnyTile<2,true,16>"),     # ... but where its tile would be copied by cp.async
+    (2, 16_777_216, 10, "skinnyWords<2,true,0,true>"),  # ... (at 10 columns: the 31R tiles)
     (2, 4_194_312, 32, "skinnyTile<2,true,16>"),     # rows 16 bytes past a multiple of 256
     (1, 4_194_304, 64, "skinnyWords<1,true,0,false,true>"),
     (1, 4_194_320, 64, "skinnyWords<1,true>"),
@@ -401,7 +402,7 @@ def test_launch_geometry_covers_the_work():
             blocks, threads = dispatch.launch_geometry(c, 1, rows, cols)
             words, aligned = dispatch.is_words(c), dispatch.words_aligned(c)
             rows256 = tall and n * e % 256 == 0
-            assert aligned == (words and rows256)
+            assert aligned == (words and rows256 and (e == 1 or not dispatch.words_async(e, short)))
             assert words == (dispatch.skinnytile_words(e, short, tall) and (
                 not tall or short <= dispatch.WORDS_TALL_MAX[e] or rows256 and not dispatch.words_async(e, short)))
             rlog = dispatch.skinnytile_geometry(e, short, tall, words, aligned)[0]

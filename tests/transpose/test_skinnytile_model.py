@@ -162,3 +162,32 @@ def test_geometry_fits_the_kernel(e):
             unit = max(e, 4)
             assert gp % unit == 0 and (gp // unit) % 2 == 1
             assert smem >= 8 * 1024 or s * r == 64 or rlog == 0  # tiles are not tiny
+
+
+@pytest.mark.parametrize("rows, aligned", [(4_194_304, True), (4_194_305, False)])
+def test_the_launch_takes_the_geometry_of_the_form_it_runs(rows, aligned, monkeypatch):
+    """The launch sizes skinnyWords' shared memory and grid for the form the expression names: the
+    aligned form's tile is 32R groups, R - 1 more than the other form's 31R + 1 (checked on the CPU,
+    the compile and the launch replaced by recorders)."""
+    from bwlab.core.arrays import Operand
+    from bwlab.workloads.transpose import calls
+
+    seen = {}
+
+    class Packed:
+        def __init__(self, fn, grid, block, args, shared=0):
+            seen.update(grid=grid, shared=shared)
+
+    monkeypatch.setattr(calls.core_launch, "function", lambda *a, **k: object())
+    monkeypatch.setattr(calls.core_launch, "allow_shared", lambda fn, n: seen.setdefault("allowed", n))
+    monkeypatch.setattr(calls.core_launch, "PackedLaunch", Packed)
+    monkeypatch.setattr(calls, "_sm_count", lambda device: 132)
+    cols = 32  # R = 2 for uint8: the two forms' tiles differ by one group
+    c = dispatch.choose(1, dispatch.layout_of((rows, cols), (cols, 1)))
+    assert dispatch.words_aligned(c) == aligned, c.expression
+    x = Operand(None, "cupy", 1 << 40, (rows, cols), (cols, 1), 1, None, 0, "x")
+    calls.kernel_runner(c, dispatch.Layout(1, rows, cols, cols, 1, rows * cols), x)
+    rlog, gp, smem = dispatch.skinnytile_geometry(1, cols, True, True, aligned)
+    v = (32 if aligned else 31) << rlog
+    assert rlog == 1 and seen["shared"] == seen["allowed"] == smem == (v + (not aligned)) * gp
+    assert seen["grid"][0] == -(-(-(-rows // 16) + (not aligned)) // v)  # every row vector (and the group before)

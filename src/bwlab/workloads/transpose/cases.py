@@ -138,7 +138,7 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith(("widePerm", "tallPerm")):
         return f"short side: 4-byte words of each long row interleaved by byte permutes in registers ({name})"
     if kernel.startswith(("skinnyTile", "skinnyWords")):
-        return f"short side: the padded shared tile, rows realigned in shared memory ({name})"
+        return f"short side: the padded shared tile, misaligned rows realigned on the way out ({name})"
     if kernel.startswith("skinny"):
         return f"short side: the register transpose with realigned long rows ({name})"
     if kernel.startswith("strided"):

@@ -48,11 +48,16 @@ SKINNY_KEEP_TALL: dict[int, tuple[int, ...]] = {1: (), 2: (), 4: (), 8: (), 16: 
 WORDS_TALL_MAX = {1: 64, 2: 16}
 # skinnyWords' aligned form (tiles of 32R vectors, no group before them) where each long row is a
 # multiple of 256 bytes, so every row starts where the one before did in its 256-byte span and each
-# warp's 512-byte store lies on a 512-byte boundary of its row (and of memory, from a 256-byte aligned
-# output). On the H200 (benchmarks/h200/transpose/words-aligned, 256 MiB, two rounds, % of a copy):
-# rows of 256k bytes +0.0 to +5.1 points at every short side tried (uint8 64 columns 86.5 -> 91.6%,
-# 31-33 columns 89-91 -> 92-95%, 4-16 +0.5-0.8; uint16 2-16 columns +0.0-0.5); rows of whole vectors
-# but not 256k bytes -1.7 to +1.2 (uint16 4194312 x 16 95.7 -> 94.0%): those keep the 31R tiles.
+# warp's 512-byte store lies on a 512-byte boundary of its row (a 256-byte boundary of memory, from a
+# 256-byte aligned output). On the H200 (benchmarks/h200/transpose/words-aligned, 256 MiB, two rounds,
+# % of a copy): rows of 256k bytes +0.0 to +5.1 points at every short side tried (uint8 64 columns
+# 86.5 -> 91.6%, 31-33 columns 88.9-91.3 -> 91.7-94.5%, 4, 8 and 16 columns +0.5-0.8; uint16 2, 4, 8
+# and 16 columns +0.0-0.5); rows of whole vectors but not 256k bytes -1.7 to +1.2 (uint16 4194312 x
+# 16 95.7 -> 94.0%): those keep the 31R tiles. uint16 tiles copied in by cp.async keep them too (10
+# columns, rows not 256k bytes: -1.2; past 16 columns see below); uint8 ones take the form (33
+# columns +2.7; 5, 17 and 36 columns +0.4 to +1.2 on rows not 256k bytes). The form keeps the other
+# form's R and way of copying (words_async), so a tile copied by cp.async may pass WORDS_ASYNC_SMEM by
+# R - 1 groups (uint8 43 columns: 44288 bytes).
 WORDS_ROWS_ALIGN = 256
 # Past WORDS_TALL_MAX (uint16 from 17 columns, where the 31R tiles stayed behind skinnyTile), the
 # aligned form takes the even sides up to 64 whose tile goes through registers (not words_async).
@@ -69,9 +74,10 @@ def words_form(itemsize: int, short: int, long: int, tall: bool) -> tuple[bool, 
     if not skinnytile_words(itemsize, short, tall):
         return False, False
     rows = tall and (long * itemsize) % WORDS_ROWS_ALIGN == 0
+    registers = itemsize == 1 or not words_async(itemsize, short)  # uint16: through registers only
     if short <= WORDS_TALL_MAX[itemsize]:
-        return True, rows
-    words = rows and short <= WORDS_ALIGNED_TALL_MAX[itemsize] and not words_async(itemsize, short)
+        return True, rows and registers
+    words = rows and short <= WORDS_ALIGNED_TALL_MAX[itemsize] and registers
     return words, words
 # skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
 # 2-byte elements: wide (S x n) every short side 2..64, where it measured 87-100% of memcpy on
@@ -687,7 +693,7 @@ def expressions() -> dict[Path, list[str]]:
             + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
                       for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)})
             + sorted({skinnytile_expression(e, True, True, s, aligned=True) for e in (1, 2)  # rows of 256k bytes
-                      for s in range(2, WORDS_ALIGNED_TALL_MAX[e] + 1) if skinnytile_words(e, s, True)}),
+                      for s in range(2, WORDS_ALIGNED_TALL_MAX[e] + 1) if words_form(e, s, 256, True)[1]}),
             SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]

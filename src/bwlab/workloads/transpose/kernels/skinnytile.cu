@@ -474,8 +474,8 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
 // ASYNC: the packed side copied in by cp.async (tile_to_shared_async), for tiles whose loads
 // through registers would be few a thread or take several rounds (plans.words_async). A: every
 // long row n*E a multiple of 16 bytes (tiles of 32R vectors, above).
-// Four blocks an SM: at most 64 registers (58 for uint8, 63 for uint16, no spills, all 8 loads of
-// a round still issued before the first shared store). Against three (72 registers) on the H200:
+// Four blocks an SM: at most 64 registers (through registers 58 for uint8 and 63 for uint16, by
+// cp.async 42-64; no spills; all 8 loads of a round still issued before the first shared store). Against three (72 registers) on the H200:
 // up to 5 points of a copy faster on some tall uint8 short sides, at most 1.8 slower on others.
 template <int E, bool TALL, int M = 0, bool ASYNC = false, bool A = false>
 __global__ void __launch_bounds__(ST_THREADS, 4)
