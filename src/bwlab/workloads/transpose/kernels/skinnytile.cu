@@ -357,6 +357,10 @@ skinnyTile(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, in
 // tile loads no group before P0, so a warp's store of 512 bytes lies on a 512-byte boundary of
 // its row. Tall only: wide 1- and 2-byte matrices take widePerm (skinnyperm.cu).
 
+// Row vectors a skinnyWords task emits: all 32 lanes' in the aligned form, 31 where lane 0 only feeds
+// its neighbour's realignment.
+__host__ __device__ constexpr int words_emitted(bool A) { return A ? 32 : 31; }
+
 // 4x4 bytes (or 2x2 half-words) of 4 (2) words transposed in place: word i's byte r <-> word r's byte i.
 __device__ __forceinline__ void swap4(unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
   const unsigned t0 = __byte_perm(a, b, 0x5140), t1 = __byte_perm(a, b, 0x7362);
@@ -415,7 +419,7 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
                                            int rlog, int gp, u64 in_lo, u64 in_hi) {
   constexpr int VE = 16 / E, Q = 4 / E;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  constexpr int L = A ? 32 : 31;  // vectors a task emits
+  constexpr int L = words_emitted(A);
   const int R = 1 << rlog, V = L << rlog;
   const int SE = S * E, NB = S / Q;  // bundles; then S - NB*Q single rows (M != 0)
   const int tasks = (M == 0 ? NB : NB + S - NB * Q) << rlog;
@@ -475,8 +479,9 @@ __device__ __forceinline__ void words_tile(const byte* __restrict__ in, byte* __
 // through registers would be few a thread or take several rounds (plans.words_async). A: every
 // long row n*E a multiple of 16 bytes (tiles of 32R vectors, above).
 // Four blocks an SM: at most 64 registers (through registers 58 for uint8 and 63 for uint16, by
-// cp.async 42-64; no spills; all 8 loads of a round still issued before the first shared store). Against three (72 registers) on the H200:
-// up to 5 points of a copy faster on some tall uint8 short sides, at most 1.8 slower on others.
+// cp.async 42-64; no spills; all 8 loads of a round still issued before the first shared store).
+// Against three (72 registers) on the H200: up to 5 points of a copy faster on some tall uint8
+// short sides, at most 1.8 slower on others.
 template <int E, bool TALL, int M = 0, bool ASYNC = false, bool A = false>
 __global__ void __launch_bounds__(ST_THREADS, 4)
 skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, int rlog, int gp, u64 in_lo,
@@ -485,7 +490,7 @@ skinnyWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n, int S, i
   static_assert(E == 1 || E == 2, "words of 4 bytes hold 4 or 2 elements");
   static_assert(M == 0 || (E == 1 && M < 4), "short sides not filling words: uint8 only");
   extern __shared__ __align__(16) byte sm[];
-  const int V = (A ? 32 : 31) << rlog, NC = (A ? V : V + 1) * S;
+  const int V = words_emitted(A) << rlog, NC = (A ? V : V + 1) * S;
   const i64 t = blockIdx.x, cbase = (t * V - !A) * S;
   if (inner_tile(in, t, V, n * E, cbase, NC, in_lo, in_hi))
     words_tile<E, M, ASYNC, A, true>(in, out, sm, n, S, rlog, gp, in_lo, in_hi);
