@@ -56,6 +56,7 @@ def test_torch_compiled_compiles_every_case_past_the_recompile_limit():
 def test_release_cached_memory_empties_the_pools_of_imported_libraries_only(monkeypatch):
     import types
 
+    from bwlab.core import arrays
     from bwlab.core.arrays import release_cached_memory
 
     calls = []
@@ -63,8 +64,16 @@ def test_release_cached_memory_empties_the_pools_of_imported_libraries_only(monk
     cuda = types.SimpleNamespace(is_initialized=lambda: True, empty_cache=lambda: calls.append("torch"))
     monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(get_default_memory_pool=lambda: pool))
     monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+    monkeypatch.setattr(arrays, "cuda_available", lambda: (True, ""))
     release_cached_memory()
     assert sorted(calls) == ["cupy", "torch"]
+    calls.clear()
+    # CuPy imported on a machine where it sees no GPU (the GPU extra installed on a laptop): its
+    # pool holds nothing, and asking it would raise the driver's error
+    monkeypatch.setattr(arrays, "cuda_available", lambda: (False, "no CUDA driver or device"))
+    pool.free_all_blocks = lambda: (_ for _ in ()).throw(RuntimeError("cudaErrorInsufficientDriver"))
+    release_cached_memory()
+    assert calls == ["torch"]
     calls.clear()
     monkeypatch.delitem(sys.modules, "cupy")
     cuda.is_initialized = lambda: False  # torch without CUDA started holds nothing

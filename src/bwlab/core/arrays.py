@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .device import INSTALL_GPU
+from .device import INSTALL_GPU, cuda_available
 
 
 @dataclass
@@ -284,7 +284,8 @@ def new_result(kind: str, x, shape: tuple[int, ...], device: int):
 
 def release_cached_memory() -> None:
     """Hand the GPU memory that CuPy's pool and torch's caching allocator keep back to the driver
-    (only for those already imported: one never imported holds none)."""
+    (only for those already imported: one never imported holds none; CuPy only where it sees a GPU,
+    as its pool asks the driver for the device first)."""
     import gc
 
     gc.collect()
@@ -292,5 +293,5 @@ def release_cached_memory() -> None:
     if torch is not None and torch.cuda.is_initialized():
         torch.cuda.empty_cache()
     cupy = sys.modules.get("cupy")
-    if cupy is not None:
+    if cupy is not None and cuda_available()[0]:
         cupy.get_default_memory_pool().free_all_blocks()
