@@ -123,7 +123,7 @@ def test_out_overlapping_a_strided_x_is_refused():
 def test_odd_extents_over_2_31_elements():
     """The byte kernels for misaligned rows with 64-bit offsets: 3 x 27,001 x 26,999 uint8 (2.19e9
     elements, odd extents), through the API (the built-in choice, or this GPU's tuned plan) and
-    with each byte kernel forced: tileWholeWords, tileSector, tileStage, tileAlign."""
+    with each byte kernel forced: tileWholeWords (every tile), tileSector, tileStage, tileAlign."""
     import cupy
 
     from bwlab.workloads.transpose import plans
@@ -138,15 +138,15 @@ def test_odd_extents_over_2_31_elements():
     verify.poison(out)
     bwlab.transpose(x, out)
     assert compare_transposed(out, x).ok
-    for kind, cfg in (("words", plans.WORDS_CANDIDATES[1][0]), ("sector", plans.SECTOR_CANDIDATES[1][0]),
-                      ("stage", plans.STAGE_CANDIDATES[1][0]),
-                      ("align", plans.ALIGN_CANDIDATES[1][0])):
+    forced = [("words", cfg) for cfg in plans.WORDS_CANDIDATES[1]]  # 4- and 8-byte loads a lane
+    for kind, cfg in forced + [("sector", plans.SECTOR_CANDIDATES[1][0]), ("stage", plans.STAGE_CANDIDATES[1][0]),
+                               ("align", plans.ALIGN_CANDIDATES[1][0])]:
         kernel, source = plans.MISALIGNED_KERNELS[kind]
         c = plans.Choice(kind, 1, source, plans.tile_expression(1, cfg, kernel), cfg[2])
         verify.poison(out)
         launch(c, x.data.ptr, out.data.ptr, 3, 27001, 26999, x.nbytes, x.device.id,
                cupy.cuda.get_current_stream().ptr)
-        assert compare_transposed(out, x).ok, kind
+        assert compare_transposed(out, x).ok, (kind, cfg)
 
 
 def test_reversed_columns_take_the_pitched_kernel_and_pass_2_31_elements():

@@ -234,10 +234,17 @@ def test_every_element_size_has_misaligned_kernels():
             assert tc * ((35 + nk * rs * e + 7) // 8 * 8 + 4) <= 48 * 1024
         for tr, tc, th in dispatch.WORDS_CANDIDATES.get(e, ()):  # whole.cu's WordsTile
             g, h = 4 // e, 32 // e
+            lw = tc // (31 * g)  # words a lane loads of a row
             rsp = g * th // 32
             npass = -(-(tr + h - 1) // rsp)
-            assert e <= 2 and tc == 31 * g and tr % h == 0 and th % 32 == 0 and npass * g <= 40
-            assert (tc + g) * ((48 + npass * rsp * e + 7) // 8 * 8 + 4) <= 48 * 1024  # and lane 31's spare columns
+            rows = min(npass * rsp, tr + h)  # loaded: through row tr + h - 2, in groups of g
+            assert e <= 2 and lw in (1, 2) and tc == 31 * lw * g and tr % h == 0 and th % 32 == 0
+            assert npass * g * lw <= 40 and rows >= tr + h - 1 and rows % g == 0
+            bank = 12 if lw == 1 else 4 * (2 * g - 1)  # column c sits 4 * (c >> 5) bytes further
+            assert 4 * ((tc + lw * g - 1) >> 5) <= bank
+            nbytes = (tc + lw * g) * ((36 + bank + rows * e + 7) // 8 * 8 + 4)  # and lane 31's spare columns
+            assert nbytes <= 227 * 1024 and dispatch.words_shared(e, (tr, tc, th)) == (nbytes if nbytes > 48 * 1024
+                                                                                       else 0)
         assert dispatch.MISALIGNED_DEFAULT[e] in dispatch.misaligned_candidates(e)
 
 
@@ -354,9 +361,8 @@ def test_sector_ownership_writes_every_output_byte_once(e, rows):
                 rs = th // tc
                 got = _sector_writes(rows, e, shift, tr, rows, window=-(-(tr + 32 // e - 1) // rs) * rs)
                 assert (got == 1).all(), (e, rows, shift, tr, tc, th)
-        for tr, tc, th in dispatch.WORDS_CANDIDATES.get(e, ()):  # tileWholeWords: passes of 4/e rows a warp
-            rsp = 4 // e * th // 32
-            got = _sector_writes(rows, e, shift, tr, rows, window=-(-(tr + 32 // e - 1) // rsp) * rsp)
+        for tr, tc, th in dispatch.WORDS_CANDIDATES.get(e, ()):  # tileWholeWords: the tile's rows and h - 1
+            got = _sector_writes(rows, e, shift, tr, rows, window=tr + 32 // e - 1)
             assert (got == 1).all(), (e, rows, shift, tr, tc, th)
 
 

@@ -74,6 +74,9 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride)]
     elif choice.kind in ("stage", "words"):
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.bstride), *bounds]
+        if choice.kind == "words":
+            shared = plans.words_shared(choice.itemsize, (*plans.tile_shape(choice), choice.threads))
+            core_launch.allow_shared(fn, shared)
     elif choice.kind == "sector":
         w, tc = plans.tile_shape(choice)
         chunk = plans.sector_chunk(lay.rows, lay.batch * plans.cdiv(lay.cols, tc), w, _sm_count(x.device))[0]

@@ -125,7 +125,7 @@ def why_missed(case: Case, kernel: str) -> str:
                 f"realigning in shared memory and gathering bytes cost instructions ({name})")
     if kernel.startswith("tileWholeWords"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, "
-                f"4-byte word loads shifted and transposed in registers ({name})")
+                f"4- or 8-byte word loads shifted and transposed in registers ({name})")
     if kernel.startswith("tileWhole"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, "
                 f"one load instruction per element ({name})")

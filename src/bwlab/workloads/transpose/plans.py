@@ -213,10 +213,11 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # The defaults are the H200's winners (`bwlab tune transpose`, 2026-11-24, with tileSector:
 # benchmarks/h200/transpose/tune-sector), but for 1- to 4-byte elements tileWholeWords and
 # tileWhole, which beat tileSector and tileScalar on every misaligned probe shape there but
-# 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe), at the 1- and
-# 2-byte tiles of WORDS_BLOCKS (benchmarks/h200/transpose/words-occupancy).
+# 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe), at the 1-byte
+# tile of WORDS_BLOCKS (benchmarks/h200/transpose/words-occupancy) and the 2-byte tile of 8-byte
+# loads (benchmarks/h200/transpose/words-wide).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
-    1: ("words", (256, 124, 512)), 2: ("words", (128, 62, 256)), 4: ("whole", (64, 64, 256)),
+    1: ("words", (256, 124, 512)), 2: ("words", (128, 124, 256)), 4: ("whole", (64, 64, 256)),
     8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
 }
 # Below this many bytes (elements x size), a misaligned call of this element size takes this tile,
@@ -254,15 +255,24 @@ WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     4: ((64, 64, 256), (128, 32, 256)),
 }
 # tileWholeWords' configurations for 1- and 2-byte elements: tiles of 31 words' columns (124
-# bytes, 62 halves); a thread keeps (TR + 32/E - 1) / (4/E * threads/32) passes of 4/E words in
-# flight. On the H200 (whole-probe/words.txt, an earlier form of the kernel): uint8 77-80% of
-# memcpy at (128, 124, 256), 75-77% at (64, 124, 128), 56-72% otherwise; uint16 82-86% at
-# (64, 62, 128), 79-81% at (48, 62, 128). Since the kernel stopped waiting on instruction issue,
-# more blocks an SM (WORDS_BLOCKS) and taller tiles won: words-occupancy/probe*.txt below. The
-# tiles before stay candidates, so plans that `bwlab tune transpose` stored with them still load.
+# bytes, 62 halves; 4-byte loads a lane) or 62 (248 bytes, 124 halves; 8-byte loads); a thread
+# keeps (TR + 32/E - 1) / (4/E * threads/32) passes of 4/E loads in flight. On the H200
+# (whole-probe/words.txt, an earlier form of the kernel): uint8 77-80% of memcpy at (128, 124,
+# 256), 75-77% at (64, 124, 128), 56-72% otherwise; uint16 82-86% at (64, 62, 128), 79-81% at (48,
+# 62, 128). Since the kernel stopped waiting on instruction issue, more blocks an SM (WORDS_BLOCKS)
+# and taller tiles won: words-occupancy/probe*.txt below. The tiles before stay candidates, so
+# plans that `bwlab tune transpose` stored with them still load.
+# 8-byte loads (benchmarks/h200/transpose/words-wide: 2 probes of 3 rounds, 3 uint16 and 6 uint8
+# shapes of 256-512 MiB, every output bit-exact): a warp's 256 bytes of a row span 9 sectors for 8,
+# where its 128 bytes span 5 for 4. uint16 (128, 124, 256) at 4 blocks an SM (64 registers) ran 1.2
+# to 2.0 points of a copy ahead of (128, 62, 256) in both probes, 90.6-92.7%; (192, 124, 384) at 3
+# level with it; (256, 124, 512) 1.5-2.7 behind (128, 62, 256). For bytes they lost to the uint8
+# tile kept, (256, 124, 512): (256, 248, 512) read 11% fewer L2 sectors (Nsight Compute) but at 2
+# blocks an SM (91 KiB of shared memory a block) ran 4.6-6.4 points behind, (128, 248, 256) at 3
+# blocks 1.1-2.2 behind, (160, 248, 384) at 3 blocks 15-18 behind; so bytes keep 4-byte loads.
 WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     1: ((256, 124, 512), (128, 124, 256), (64, 124, 128)),
-    2: ((128, 62, 256), (64, 62, 128), (48, 62, 128)),
+    2: ((128, 62, 256), (64, 62, 128), (48, 62, 128), (128, 124, 256), (192, 124, 384)),
 }
 # tileWholeWords' blocks an SM asked of the compiler (its launch bounds; so at most 65536 / (blocks
 # * threads) registers a thread), where not the kernel's 1024 / threads. Its loads wait on memory
@@ -280,8 +290,29 @@ WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # tiles at 9-10 blocks of 128 threads ran -3.3 to +1.8 points from the one chosen, tiles of 160-192
 # rows on 256-320 threads -2.1 to +2.2, on 384 threads 0.6-5.3 behind it. On an H100 the uint8 tile
 # ran 0.2-0.4 points behind the one before, uint16 level. The blocks are the same for every GPU;
-# `bwlab tune transpose` also measures the tiles before at their default bounds.
-WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)): 3, (2, (128, 62, 256)): 5}
+# `bwlab tune transpose` also measures the tiles before at their default bounds. Since the tiles
+# stopped loading rows they do not need (the byte tile loaded 320 rows for 287), uint8 (256, 124,
+# 512) runs 0.4-1.8 points ahead of itself before (words-wide, 2 probes of 3 rounds, 6 shapes;
+# 7% fewer L2 read sectors at 16383x16389); (384, 124, 768) at 2 blocks (39 registers) ran 2.0-3.8
+# behind it. uint16 (192, 124, 384) at 3 blocks: 56 registers; (128, 124, 256) at 5 spilled.
+WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)): 3, (2, (128, 62, 256)): 5,
+                                                            (2, (192, 124, 384)): 3}
+
+
+def words_shared(itemsize: int, cfg: tuple[int, int, int]) -> int:
+    """Dynamic shared bytes a tileWholeWords tile launches with: its tile's (whole.cu's WordsTile)
+    where they pass the static 48 KiB, else 0. Tiles of 62 words' columns (8-byte loads a lane)
+    hold twice the columns."""
+    tr, tc, threads = cfg
+    g, h = 4 // itemsize, 32 // itemsize
+    lw = tc // (31 * g)  # words a lane loads of each row
+    rsp = g * threads // 32
+    rows = min(cdiv(tr + h - 1, rsp) * rsp, tr + h)
+    cp = (36 + (12 if lw == 1 else 4 * (2 * g - 1)) + rows * itemsize + 7) // 8 * 8 + 4
+    nbytes = (tc + lw * g) * cp
+    return nbytes if nbytes > 48 * 1024 else 0
+
+
 SECTOR_WAVES = 16  # tileSector's chunks: about this many blocks per multiprocessor (H200: 16 beat 4 and 8)
 
 

@@ -107,32 +107,42 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
 
 // tileWholeWords: tileWhole for 1- and 2-byte elements, loading whole aligned 4-byte words:
 // with element loads bytes ran at 40-43% of memcpy and 2-byte elements at 76-77% on the H200,
-// short of bytes in flight and issue slots. Lane k of a warp loads word k of the aligned words
-// covering each of its rows' segments; word k and its neighbour's (a shuffle) give the G = 4/E
-// elements of columns G*k .. G*k + G - 1 at the row's byte shift, so a tile is TC = 31*G
-// columns (lane 31's word is only a neighbour). A warp takes G consecutive rows a pass and
-// transposes them in registers (byte or half-word permutes), so each shared store is one word:
-// one column, G rows. Columns sit an odd number of words apart, column c a further
-// 4*((c >> 5) & 3) bytes, so the 31 lanes of a store (columns G apart) fall in distinct banks.
-// The stores read five words and shift them by the output row's phase. Loads never leave the
-// input's byte span [in_lo, in_hi). Lane 31 stores its words into G spare columns past the tile
-// (no branch a pass), and every lane's column addresses are taken once: recomputed for each pass
-// inside a branch, they cost about 16 instructions a pass. MINB: blocks an SM for the launch
-// bounds (plans.WORDS_BLOCKS): the loads wait on memory latency, so more warps an SM help.
+// short of bytes in flight and issue slots. Lane k of a warp loads word k (L = 1) or words 2k,
+// 2k + 1 (L = 2, one 8-byte load) of the aligned words covering each of its rows' segments;
+// those and the next lane's (a shuffle) give the G*L elements (G = 4/E) of columns G*L*k on at
+// the row's byte shift, so a tile is TC = 31*L*G columns (lane 31's words are only neighbours).
+// Wider loads read fewer L2 sectors a byte: a warp's 128 bytes of a misaligned row span 5 sectors
+// for 4, its 256 bytes 9 for 8. A warp takes G consecutive rows a pass and transposes them in
+// registers (byte or half-word permutes), so each shared store is one word: one column, G rows.
+// Columns sit an odd number of words apart, column c a further 4 * (c >> 5) bytes, so the 31
+// lanes of a store (columns G*L apart) fall in distinct banks. The stores read five words and
+// shift them by the output row's phase. Loads never leave the input's byte span [in_lo, in_hi),
+// nor read rows the tile does not need (the last pass's past TR + H - 1). Lane 31 stores its
+// words into G*L spare columns past the tile (no branch a pass), and every lane's column address
+// is taken once: recomputed for each pass inside a branch, they cost about 16 instructions a
+// pass. Tiles past 48 KiB take dynamic shared memory. MINB: blocks an SM for the launch bounds
+// (plans.WORDS_BLOCKS): the loads wait on memory latency, so more warps an SM help.
 template <int E, int TR, int TC, int THREADS>
 struct WordsTile {
   static constexpr int G = 4 / E;                        // elements a word
+  static constexpr int L = TC / (31 * G);                // words a lane loads of each row: 1 or 2
   static constexpr int H = 32 / E, VE = 16 / E;
   static constexpr int RSP = G * (THREADS / 32);         // rows a pass: G a warp
   static constexpr int NP = (TR + H - 1 + RSP - 1) / RSP;  // passes
+  // rows loaded: the tile's and the H - 1 past it, in whole groups of G (a warp's pass); a warp
+  // whose group of the last pass lies past them loads and stores nothing there
+  static constexpr int ROWS = NP * RSP < TR + H ? NP * RSP : TR + H;
   static constexpr int TV = TR / VE;
   static constexpr int NV = (TC * TV + THREADS - 1) / THREADS;
-  // bytes a column: the head sector's 32, the rows, a word read past them, 12 of bank offset;
+  static constexpr int BANK = L == 1 ? 12 : 4 * (2 * G - 1);  // the most bytes a column's bank offset adds
+  // bytes a column: the head sector's 32, the rows, a word read past them, the bank offset;
   // an odd number of words
-  static constexpr int CP = (48 + NP * RSP * E + 7) / 8 * 8 + 4;
-  static constexpr int BYTES = (TC + G) * CP;  // and lane 31's spare columns
-  static_assert(E <= 2 && TC == 31 * G && TR % H == 0 && THREADS % 32 == 0, "words of 1- and 2-byte elements");
-  static_assert(NP * G <= 40, "loads in flight a thread");
+  static constexpr int CP = (36 + BANK + ROWS * E + 7) / 8 * 8 + 4;
+  static constexpr int BYTES = (TC + L * G) * CP;  // and lane 31's spare columns
+  static constexpr bool DYNAMIC = BYTES > 48 * 1024;  // past the static limit: dynamic shared memory
+  static_assert(E <= 2 && TC == 31 * L * G && (L == 1 || L == 2) && TR % H == 0 && THREADS % 32 == 0,
+                "words of 1- and 2-byte elements, one or two a lane");
+  static_assert(NP * G * L <= 40, "loads in flight a thread");
 };
 
 // The aligned word at p, its bytes outside [lo, hi) zero.
@@ -157,11 +167,18 @@ __global__ void __launch_bounds__(THREADS, MINB)
 tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 cols, i64 batch, i64 ld,
                i64 bstride, u64 in_lo, u64 in_hi) {
   typedef WordsTile<E, TR, TC, THREADS> W;
-  constexpr int G = W::G, H = W::H, VE = W::VE, RSP = W::RSP, NP = W::NP, TV = W::TV, NV = W::NV, CP = W::CP;
-  __shared__ __align__(16) byte s[W::BYTES];
+  constexpr int G = W::G, L = W::L, H = W::H, VE = W::VE, RSP = W::RSP, NP = W::NP, ROWS = W::ROWS, TV = W::TV,
+                NV = W::NV, CP = W::CP;
+  constexpr unsigned AM = 4 * L - 1;  // the loads' alignment, less one
+  __shared__ __align__(16) byte s_static[W::DYNAMIC ? 16 : W::BYTES];
+  extern __shared__ __align__(16) byte words_dynamic[];
+  byte* const s = W::DYNAMIC ? words_dynamic : s_static;
   const i64 tiles_r = (rows + TR - 1) / TR, tiles_c = (cols + TC - 1) / TC;
   const i64 per_matrix = tiles_r * tiles_c, total = per_matrix * batch;
-  const int lane = threadIdx.x & 31, wrow = (threadIdx.x >> 5) * G;  // loads: word `lane` of rows wrow + g (+ p*RSP)
+  // loads: words L*lane .. + L-1 of rows wrow + g (+ p*RSP)
+  const int lane = threadIdx.x & 31, wrow = (threadIdx.x >> 5) * G;
+  // whether this warp's rows of pass p are loaded (all but the last pass's always are)
+  auto loaded = [&](int p) { return NP * RSP <= ROWS || p + 1 < NP || wrow + p * RSP < ROWS; };
   const u64 out_bytes = (u64)rows * E;
   const i64 ldb = ld * E;
   for (i64 t = blockIdx.x; t < total; t += gridDim.x) {
@@ -169,56 +186,76 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
     tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
     {
       const byte* const first = in + (b * bstride + r0 * ld + c0) * E;  // the tile's first row segment
-      const unsigned ph0 = (unsigned)reinterpret_cast<u64>(first) & 3u, m4 = (unsigned)ldb & 3u;
-      const byte* x = first + 4 * lane + wrow * ldb;  // row wrow's byte 4*lane; less its shift, word `lane`
-      const u64 e0 = reinterpret_cast<u64>(first), e1 = reinterpret_cast<u64>(first + (NP * RSP - 1) * ldb);
-      const u64 lo = (min(e0, e1) & ~(u64)3), hi = (max(e0, e1) & ~(u64)3) + 128;
-      const bool plain = r0 + NP * RSP <= rows && lo >= in_lo && hi <= in_hi;
-      unsigned v[NP][G];
+      const unsigned ph0 = (unsigned)reinterpret_cast<u64>(first) & AM, mr = (unsigned)ldb & AM;
+      const byte* x = first + 4 * L * lane + wrow * ldb;  // less its row's shift: the lane's aligned words
+      const u64 e0 = reinterpret_cast<u64>(first), e1 = reinterpret_cast<u64>(first + (ROWS - 1) * ldb);
+      const u64 lo = (min(e0, e1) & ~(u64)AM), hi = (max(e0, e1) & ~(u64)AM) + 128 * L;
+      const bool plain = r0 + ROWS <= rows && lo >= in_lo && hi <= in_hi;
+      unsigned v[NP][G][L];
       // two loops, not a test a load: the usual tile's loads run straight (a warp's words of a row
-      // span two lines, whose other parts the neighbouring tile reads: whole lines from the L2)
+      // span two or three lines, whose other parts the neighbouring tile reads: whole lines from the L2)
       if (plain) {
 #pragma unroll
         for (int p = 0; p < NP; ++p)
 #pragma unroll
-          for (int g = 0; g < G; ++g)
-            v[p][g] = load4_l2_128(x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u));
+          for (int g = 0; g < G; ++g) {
+            const byte* q = x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * mr) & AM);
+            if constexpr (L == 1) {
+              v[p][g][0] = loaded(p) ? load4_l2_128(q) : 0u;
+            } else {
+              const uint2 w = loaded(p) ? load8_l2_128(q) : make_uint2(0u, 0u);
+              v[p][g][0] = w.x;
+              v[p][g][1] = w.y;
+            }
+          }
       } else {
 #pragma unroll
         for (int p = 0; p < NP; ++p)
 #pragma unroll
           for (int g = 0; g < G; ++g) {
-            const byte* q = x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * m4) & 3u);
-            v[p][g] = r0 + wrow + p * RSP + g < rows ? load4_guarded(q, in_lo, in_hi) : 0u;
+            const byte* q = x + (p * RSP + g) * ldb - ((ph0 + (unsigned)(wrow + p * RSP + g) * mr) & AM);
+            const bool in_rows = loaded(p) && r0 + wrow + p * RSP + g < rows;
+#pragma unroll
+            for (int h = 0; h < L; ++h) v[p][g][h] = in_rows ? load4_guarded(q + 4 * h, in_lo, in_hi) : 0u;
           }
       }
-      unsigned* dst[G];  // row wrow of this lane's G columns (lane 31's: the spare ones)
-#pragma unroll
-      for (int u = 0; u < G; ++u) {
-        const int c = G * lane + u;
-        dst[u] = reinterpret_cast<unsigned*>(s + c * CP + 4 * ((c >> 5) & 3) + 32 + wrow * E);
-      }
+      // row wrow of this lane's columns c = G*(L*lane + h) + u, each 4 * (c >> 5) bytes further: that
+      // is the same for all of them (lane 31's: the spare ones)
+      unsigned* const dst = reinterpret_cast<unsigned*>(s + G * L * lane * CP + 4 * ((G * L * lane) >> 5) + 32
+                                                        + wrow * E);
 #pragma unroll
       for (int p = 0; p < NP; ++p) {
-        unsigned w[G];
+        if (!loaded(p)) continue;  // the same for the whole warp
+        unsigned w[L][G];
 #pragma unroll
-        for (int g = 0; g < G; ++g) {  // columns G*lane .. + G-1 of row i, from this word and the next
-          const int i = wrow + p * RSP + g;
-          const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g], 1);
-          w[g] = __funnelshift_r(v[p][g], next, 8 * ((ph0 + (unsigned)i * m4) & 3u));
+        for (int g = 0; g < G; ++g) {  // columns G*L*lane .. + G*L-1 of row i: this lane's words and the next's
+          const unsigned sh = (ph0 + (unsigned)(wrow + p * RSP + g) * mr) & AM;
+          const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g][0], 1);
+          if constexpr (L == 1) {
+            w[0][g] = __funnelshift_r(v[p][g][0], next, 8 * sh);
+          } else {  // the row's shift is 0-7 bytes: from the lane's words 0, 1 and the next's 0, or 1 and 0, 1
+            const unsigned next1 = __shfl_down_sync(0xffffffffu, v[p][g][1], 1);
+            const bool far = sh & 4u;
+            const unsigned a = far ? v[p][g][1] : v[p][g][0], m = far ? next : v[p][g][1], z = far ? next1 : next;
+            w[0][g] = __funnelshift_r(a, m, 8 * sh);  // the shift is taken mod 32
+            w[1][g] = __funnelshift_r(m, z, 8 * sh);
+          }
         }
-        constexpr int step = RSP * E / 4;  // words between passes in a column
-        if constexpr (G == 4) {  // 4 x 4 bytes: word t = column c + t, rows i .. i+3
-          const unsigned lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
-          const unsigned lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
-          const unsigned col[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
-                                   __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
+        constexpr int step = RSP * E / 4, cw = CP / 4;  // words between passes in a column, between columns
 #pragma unroll
-          for (int u = 0; u < G; ++u) dst[u][p * step] = col[u];
-        } else {  // 2 x 2 halves
-          const unsigned col[2] = {__byte_perm(w[0], w[1], 0x5410), __byte_perm(w[0], w[1], 0x7632)};
+        for (int h = 0; h < L; ++h) {
+          if constexpr (G == 4) {  // 4 x 4 bytes: word t = column c + t, rows i .. i+3
+            const unsigned lo01 = __byte_perm(w[h][0], w[h][1], 0x5140), hi01 = __byte_perm(w[h][0], w[h][1], 0x7362);
+            const unsigned lo23 = __byte_perm(w[h][2], w[h][3], 0x5140), hi23 = __byte_perm(w[h][2], w[h][3], 0x7362);
+            const unsigned col[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+                                     __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
 #pragma unroll
-          for (int u = 0; u < G; ++u) dst[u][p * step] = col[u % 2];
+            for (int u = 0; u < G; ++u) dst[(G * h + u) * cw + p * step] = col[u];
+          } else {  // 2 x 2 halves
+            const unsigned col[2] = {__byte_perm(w[h][0], w[h][1], 0x5410), __byte_perm(w[h][0], w[h][1], 0x7632)};
+#pragma unroll
+            for (int u = 0; u < G; ++u) dst[(G * h + u) * cw + p * step] = col[u];
+          }
         }
       }
     }
@@ -245,7 +282,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
       }
     };
     constexpr int JS = THREADS / TV;
-    if constexpr (THREADS % TV == 0 && JS * E % 32 == 0 && (JS % 32 == 0 || 32 % JS == 0)) {
+    if constexpr (THREADS % TV == 0 && JS * E % 32 == 0 && 32 % JS == 0) {
       const int j0 = threadIdx.x / TV, vt = threadIdx.x % TV;
       byte* row = obase + j0 * out_bytes;
       const int z = (int)(0u - (unsigned)reinterpret_cast<u64>(row)) & 31, fb = z + 16 * vt;
@@ -257,7 +294,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
 #pragma unroll
         for (int n = 0; n < NV; ++n, row += step) {
           if (j0 + n * JS >= cc) break;
-          emit(row, col + n * JS * CP + 4 * (((n * JS) >> 5) & 3), z, whole, fb);
+          emit(row, col + n * JS * CP + 4 * ((n * JS) >> 5), z, whole, fb);
         }
       }
     } else {
@@ -268,7 +305,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         byte* const row = obase + j * out_bytes;
         const int z = (int)(0u - (unsigned)reinterpret_cast<u64>(row)) & 31, fb = z + 16 * vt;
         if (fb - 16 * (vt & 1) < rem)
-          emit(row + fb, s + j * CP + 4 * ((j >> 5) & 3) + 32 + fb - (z & 3), z, fb + 16 <= rem, fb);
+          emit(row + fb, s + j * CP + 4 * (j >> 5) + 32 + fb - (z & 3), z, fb + 16 <= rem, fb);
       }
     }
     if (r0 == 0) {  // the sector holding each row's first elements, clipped below 0
@@ -280,7 +317,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         const int a = (int)(reinterpret_cast<u64>(row) & 31), d = ((32 - a) & 31) / E, o = d * E + 16 * vt;
         if (d > 0 && vt < 2)
           store16_clipped<E, false>(row + (d - H + VE * vt) * E,
-                                    words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * ((j >> 5) & 3)
+                                    words16(reinterpret_cast<const unsigned*>(s + j * CP + 4 * (j >> 5)
                                                                               + (o & ~3)),
                                             8 * (o & 3)),
                                     reinterpret_cast<u64>(row), reinterpret_cast<u64>(row) + out_bytes);
