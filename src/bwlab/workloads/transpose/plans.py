@@ -265,11 +265,12 @@ WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # 8-byte loads (benchmarks/h200/transpose/words-wide: 2 probes of 3 rounds, 3 uint16 and 6 uint8
 # shapes of 256-512 MiB, every output bit-exact): a warp's 256 bytes of a row span 9 sectors for 8,
 # where its 128 bytes span 5 for 4. uint16 (128, 124, 256) at 4 blocks an SM (64 registers) ran 1.2
-# to 2.0 points of a copy ahead of (128, 62, 256) in both probes, 90.6-92.7%; (192, 124, 384) at 3
-# level with it; (256, 124, 512) 1.5-2.7 behind (128, 62, 256). For bytes they lost to the uint8
-# tile kept, (256, 124, 512): (256, 248, 512) read 11% fewer L2 sectors (Nsight Compute) but at 2
-# blocks an SM (91 KiB of shared memory a block) ran 4.6-6.4 points behind, (128, 248, 256) at 3
-# blocks 1.1-2.2 behind, (160, 248, 384) at 3 blocks 15-18 behind; so bytes keep 4-byte loads.
+# to 2.0 points of a copy ahead of (128, 62, 256) in both probes, 91.3-92.5% (means of 3 rounds);
+# (192, 124, 384) at 3 level with it; (256, 124, 512) 1.5-2.7 behind (128, 62, 256). For bytes they
+# lost to the uint8 tile kept, (256, 124, 512): (256, 248, 512) read 11% fewer L2 read sectors
+# (Nsight Compute) but at 2 blocks an SM (89 KiB of shared memory a block) ran 4.6-6.4 points
+# behind, (128, 248, 256) at 3 blocks 1.1-2.2 behind, (160, 248, 384) at 3 blocks 15-18 behind; so
+# bytes keep 4-byte loads. Registers: words-wide/registers.txt.
 WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     1: ((256, 124, 512), (128, 124, 256), (64, 124, 128)),
     2: ((128, 62, 256), (64, 62, 128), (48, 62, 128), (128, 124, 256), (192, 124, 384)),
@@ -291,7 +292,8 @@ WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # rows on 256-320 threads -2.1 to +2.2, on 384 threads 0.6-5.3 behind it. On an H100 the uint8 tile
 # ran 0.2-0.4 points behind the one before, uint16 level. The blocks are the same for every GPU;
 # `bwlab tune transpose` also measures the tiles before at their default bounds. Since the tiles
-# stopped loading rows they do not need (the byte tile loaded 320 rows for 287), uint8 (256, 124,
+# stopped loading rows they do not need (the byte tile loaded 320 rows for 287; now 288, whole
+# groups of a warp's 4), uint8 (256, 124,
 # 512) runs 0.4-1.8 points ahead of itself before (words-wide, 2 probes of 3 rounds, 6 shapes;
 # 7% fewer L2 read sectors at 16383x16389); (384, 124, 768) at 2 blocks (39 registers) ran 2.0-3.8
 # behind it. uint16 (192, 124, 384) at 3 blocks: 56 registers; (128, 124, 256) at 5 spilled.
