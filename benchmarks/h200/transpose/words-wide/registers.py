@@ -16,7 +16,8 @@ def main() -> None:
     res = build.compile_each(plans.WHOLE, EXPRS, "sm_90").resources
     for e in EXPRS:
         r = res[e]
-        print(f"{e:34} registers {r.registers:3d}  spill stores {r.spill_stores:3d} bytes  static shared {r.smem_bytes}")
+        print(f"{e:34} registers {r.registers:3d}  spill stores {r.spill_stores:3d} bytes  "
+              f"static shared {r.smem_bytes}")
 
 
 if __name__ == "__main__":
