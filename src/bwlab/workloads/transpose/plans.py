@@ -293,10 +293,9 @@ WORDS_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # ran 0.2-0.4 points behind the one before, uint16 level. The blocks are the same for every GPU;
 # `bwlab tune transpose` also measures the tiles before at their default bounds. Since the tiles
 # stopped loading rows they do not need (the byte tile loaded 320 rows for 287; now 288, whole
-# groups of a warp's 4), uint8 (256, 124,
-# 512) runs 0.4-1.8 points ahead of itself before (words-wide, 2 probes of 3 rounds, 6 shapes;
-# 7% fewer L2 read sectors at 16383x16389); (384, 124, 768) at 2 blocks (39 registers) ran 2.0-3.8
-# behind it. uint16 (192, 124, 384) at 3 blocks: 56 registers; (128, 124, 256) at 5 spilled.
+# groups of a warp's 4), uint8 (256, 124, 512) runs 0.4-1.8 points ahead of itself before
+# (words-wide, 2 probes of 3 rounds, 6 shapes; 7% fewer L2 read sectors at 16383x16389); (384, 124,
+# 768) at 2 blocks (39 registers) ran 2.0-3.8 behind it. uint16 (192, 124, 384) at 3 blocks: 56 registers; (128, 124, 256) at 5 spilled.
 WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)): 3, (2, (128, 62, 256)): 5,
                                                             (2, (192, 124, 384)): 3}
 
