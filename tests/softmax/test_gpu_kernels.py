@@ -285,6 +285,52 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
         assert ran  # it ran, not the dispatch's kernel
 
 
+def _one_far_above(shape, dim, dtype, seed):
+    """Normal values (sigma 1) with one element of 85 in each row (dim -1) or column (dim 1 of a
+    3-D shape): the other groups' maxima lie about 82 below their row's, so their outputs (about
+    2^-127 to 2^-118, bfloat16 and float32 values) take stored terms' small factors."""
+    import cupy
+
+    x = reference.random_input(shape, dtype, seed, scale=1.0)
+    big = {"float32": np.float32(85.0), "float16": np.float16(85.0), "bfloat16": np.uint16(0x42AA)}[dtype]
+    if dim == -1:
+        n = cupy.arange(shape[0])
+        x[n, (n * 7919 + 3) % shape[1]] = big
+    else:
+        n, m = cupy.meshgrid(cupy.arange(shape[0]), cupy.arange(shape[2]), indexing="ij")
+        x[n, (n * 31 + m * 7919 + 3) % shape[1], m] = big
+    return x
+
+
+def _storing_kernels(dtype):
+    """(label, case, choice) of every kernel that may store softmax's terms, forced to, at geometries
+    with several groups of rows (each group stored against its own maxima)."""
+    rows = Case((7, 40004 if dtype == "float32" else 80008), dtype, _params("forward", -1))
+    cols = Case((3, 1000, 1000), dtype, _params("forward", 1))
+    pr, pc = W_problem(rows), W_problem(cols)
+    out = [("rowStream", rows, plans.row_stream(pr, S=4, G=2, terms=True)),
+           ("rowTeam", rows, plans.row_team(pr, T=3, G=2, terms=True)),
+           ("colsTeam", cols, plans.cols_team(pc, G=2, S=2, terms=True))]
+    for threads, C, stages in ((256, 16, 1), (128, 16, 4), (256, 4, 1), (256, 4, 2)):
+        out.append((f"colsCluster C{C} S{stages}", cols,
+                    plans.cols_cluster(pc, threads, plans.SMEM_MAX, (C,), stages=stages, terms=True)))
+    return out
+
+
+@pytest.mark.parametrize("dtype", DT)
+def test_stored_terms_small_factors(dtype, monkeypatch):
+    """Every kernel storing softmax's terms over x (the fold's 2^B exp(x - m), an output one multiply),
+    on inputs whose outputs need the factors below 2^-125 (scaled<true>) and on sigma-40 inputs."""
+    for label, case, c in _storing_kernels(dtype):
+        assert c is not None and c.expression.endswith(",true >"), label
+        p = W_problem(case)
+        _force(monkeypatch, p, c)
+        exp = check_case(case, x=_one_far_above(case.shape, case.params[0][1], dtype, 21))
+        if dtype != "float16":  # the test can fail: such outputs are there (float16's underflow to 0)
+            assert np.count_nonzero((exp.ref > 2.0 ** -127) & (exp.ref < 2.0 ** -110)) > 1000, label
+        check_case(case, x=reference.random_input(case.shape, dtype, 22, scale=WIDE_SCALE))
+
+
 @pytest.mark.parametrize("slack", [None, 0, 1 << 20, 64 << 20])
 @pytest.mark.parametrize("kind", ["forward", "log", "backward"])
 def test_row_relay_forced(slack, kind, monkeypatch):
@@ -454,7 +500,8 @@ def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
     case = Case((plans.TEAM_STRIPS * G + 3, 16385, M), dtype, params)
     p = W_problem(case)
     plan = calls.plan_for(p, 0)
-    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.endswith(f",{plans.TEAM_FORWARD_BLOCKS} >")
+    assert plan.choice.kernel == "colsTeam"
+    assert plan.choice.expression.endswith(f",{plans.TEAM_FORWARD_BLOCKS}{',true' if plans.stored_terms(p) else ''} >")
     ran = _force(monkeypatch, p, plan)
     for seed in (15, 16):
         check_case(case, seed=seed)

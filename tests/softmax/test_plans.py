@@ -415,7 +415,8 @@ def test_strided_forward_takes_teams_past_two_cluster_blocks_an_sm(shape, dtype,
         assert c.kernel == kernel, (log, c.expression)
         if kernel == "colsTeam":
             S = plans.WIDE_STAGES if dtype == "float32" else plans.TEAM_FORWARD_STAGES16
-            assert c.expression.endswith(f",{S},{plans.OPS['forward', log]},{plans.TEAM_FORWARD_BLOCKS} >")
+            terms = ",true" if not log and dtype != "float32" else ""  # stored terms (not float32's)
+            assert c.expression.endswith(f",{S},{plans.OPS['forward', log]},{plans.TEAM_FORWARD_BLOCKS}{terms} >")
             assert plans.choose(Problem(N, L, M, dtype, "forward", log), held=held, teams=False).kernel != kernel
 
 
@@ -446,8 +447,9 @@ def test_every_dispatched_expression_is_built(dtype, op):
             built[plans.SRC["colscluster"]])
     else:
         ct, S = {"float32": ("float", 4), "bfloat16": ("bf16", 2), "float16": ("half16", 2)}[dtype]
-        assert {f"colsTeam<{ct},128,256,{S},Forward<{log}>,3 >" for log in ("false", "true")} <= set(
-            built[plans.SRC["colscluster"]])
+        terms = ",true" if dtype != "float32" else ""  # softmax's stored terms (plans.stored_terms)
+        assert {f"colsTeam<{ct},128,256,{S},Forward<false>,3{terms} >", f"colsTeam<{ct},128,256,{S},Forward<true>,3 >"
+                } <= set(built[plans.SRC["colscluster"]])
 
 
 def test_a_miss_never_prints_its_goal():
@@ -469,3 +471,24 @@ def test_empty_rows_have_a_plan_and_an_explanation():
     for L in (40004, 131072, 262144):  # rowStream's lengths among them
         c = plans.choose(Problem(0, L, 1, "float32"))
         assert c.why
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("op, log", [("forward", False), ("forward", True), ("backward", False)])
+def test_stored_terms_only_for_softmax_on_chip(dtype, op, log):
+    """16-bit softmax (not log-softmax, not gradients, not float32) in 16-byte packs asks the kernels
+    that hold x on chip to store its terms over it: rowStream, rowTeam, and colsCluster and colsTeam
+    on 128-byte strips; strips narrower than 128 bytes, and rows not in packs, do not."""
+    want = op == "forward" and not log and dtype != "float32"
+    p = Problem(1024, 131072, 1, dtype, op, log)
+    assert plans.stored_terms(p) == want
+    assert plans.row_team(p, held=396).expression.endswith(",true >") == want
+    assert plans.row_stream(Problem(64, 65536, 1, dtype, op, log)).expression.endswith(",true >") == want
+    for shape in ((16, 8192, 1024), (1, 8192, 8192)):
+        c = plans.cols_cluster(Problem(*shape, dtype, op, log), 256, plans.SMEM_MAX, (16,))
+        assert plans.strip(c) == 128 and c.expression.endswith(",true >") == want
+    team = plans.cols_team(Problem(4, 32768, 1024, dtype, op, log), held=396)
+    assert team.expression.endswith(",true >") == want
+    narrow = plans.cols_cluster(Problem(4, 32768, 1024, dtype, op, log), 256, plans.SMEM_MAX, (16,))
+    assert plans.strip(narrow) < 128 and not narrow.expression.endswith(",true >")
+    assert not plans.stored_terms(Problem(1024, 131071, 1, dtype, op, log))  # rows not in packs

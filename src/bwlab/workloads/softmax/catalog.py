@@ -91,11 +91,11 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       lambda p, b: plans.cols_split(p), _HERE,
       "16-byte packs and 8 threads per column: enough bytes in flight to fill the GPU; still 2 reads."),
     K("colsCluster", SRC["colscluster"], "colsCluster<{T},8,128,256,1," + _F + ">", (256, 1), None, "strided",
-      lambda p, b: plans.cols_cluster_best(p), _HERE,
+      lambda p, b: plans.cols_cluster_best(p, terms=False), _HERE,
       "Strips held in shared memory across a thread-block cluster (distributed shared memory): x read once."),
     K("colsTeam", SRC["colscluster"],
       f"colsTeam<{{T}},128,256,{plans.WIDE_STAGES},Forward<false>,{plans.TEAM_FORWARD_BLOCKS} >", (256, 1), None,
-      "strided", lambda p, b: plans.cols_team(p), _HERE,  # one team here: the ladder sizes the teams to the GPU
+      "strided", lambda p, b: plans.cols_team(p, terms=False), _HERE,  # one team here: the ladder sizes the teams to the GPU
       "colsCluster's strips on a team of ordinary blocks meeting through global memory, every block "
       "resident (a cooperative launch): a strip spans any number of blocks, so each holds little and "
       "several share an SM. It gains most on gradients, whose two inputs filled an SM on a cluster, and "
@@ -114,12 +114,12 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       "long for one block, still read once."),
     K("rowStream", SRC["rowstream"], f"rowStream<{{T}},{{V}},2,512,8,{plans.STREAM_STAGES}," + _F + ">", (512, 1),
       None, "last",
-      lambda p, b: plans.row_stream(p), _HERE,
+      lambda p, b: plans.row_stream(p, terms=False), _HERE,
       "The row on a cluster in shared memory instead of registers: three blocks share an SM, one's "
       "barriers hide behind another's traffic, and the next row's reads overlap this row's writes."),
     K("rowTeam", SRC["rowstream"], f"rowTeam<{{T}},{{V}},512,8,{plans.STREAM_STAGES}," + _F + ">", (512, 1),
       None, "last",
-      lambda p, b: plans.row_team(p), _HERE,  # one team here: the ladder sizes the teams to the GPU
+      lambda p, b: plans.row_team(p, terms=False), _HERE,  # one team here: the ladder sizes the teams to the GPU
       "rowStream with a row's blocks meeting through global memory, every block resident at once (a "
       "cooperative launch): teams of any size, not bound to a GPC's SMs as a cluster is."),
     K("rowSplit", SRC["rowsplit"], "rowPartial<{T},{V},256,2," + _F + ">", (256, 1), None, "last",

@@ -190,11 +190,27 @@ def row_cluster(p: Problem, threads: int = 1024) -> Optional[Choice]:
     return None
 
 
+def stored_terms(p: Problem) -> bool:
+    """Whether a kernel holding x on chip (rowStream, rowTeam, colsCluster, colsTeam) stores each term
+    2^16 exp(x - m) over x in its fold, so that an output is one multiply where it took a subtraction,
+    an fma, an ex2 and a multiply: 16-bit softmax (not log-softmax, whose output is already a
+    subtraction) in 16-byte packs. On the H200 (benchmarks/h200/softmax/stored-terms, every output
+    checked, three rounds alternating with the kernels before) bfloat16 and float16 gained 1.5-3.0
+    points of a copy on rows and 2.2-5.3 down strided axes; float32 rows (rowTeam) were level."""
+    return p.op == "forward" and not p.log and p.vec > 1 and ITEMSIZE[p.dtype] == 2
+
+
+def _terms(p: Problem, terms: Optional[bool]) -> str:
+    """The template argument that asks a kernel for stored terms (None: where stored_terms says)."""
+    return ",true" if (stored_terms(p) if terms is None else terms) else ""
+
+
 def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = STREAM_K,
-               R: int = STREAM_ROWS, S: int = STREAM_STAGES, G: int = 0) -> Optional[Choice]:
+               R: int = STREAM_ROWS, S: int = STREAM_STAGES, G: int = 0,
+               terms: Optional[bool] = None) -> Optional[Choice]:
     """A row across a cluster of C blocks (the fewest that hold it when C is 0) through shared
     memory, K packs a thread folded in S groups as they land; G clusters (cdiv(N, R) when 0),
-    cluster c taking rows c, c + G, ... 16-byte packs only."""
+    cluster c taking rows c, c + G, ... 16-byte packs only. terms: stored terms (stored_terms)."""
     packs = p.L // p.vec
     if not whole_packs(p):
         return None
@@ -202,7 +218,7 @@ def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = S
     if not C or C * threads * K < packs:
         return None
     G = min(p.N, G or cdiv(p.N, R))
-    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{S},{OPS[p.op, p.log]} >"
+    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{S},{OPS[p.op, p.log]}{_terms(p, terms)} >"
     smem = p.inputs * K * threads * 16
     return Choice("rowStream", SRC["rowstream"], expr, (G * C, 1, 1), (threads, 1, 1), smem,
                   extra=(G,), cluster=C,
@@ -211,12 +227,12 @@ def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = S
 
 
 def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = STREAM_K,
-             S: int = STREAM_STAGES, T: int = 0, G: int = 0) -> Optional[Choice]:
+             S: int = STREAM_STAGES, T: int = 0, G: int = 0, terms: Optional[bool] = None) -> Optional[Choice]:
     """rowStream's kernel on a team of T blocks a row (the fewest that hold it when 0) meeting
     through global memory, G teams (as many as the GPU holds at once when 0: `held` blocks of this
     kernel, 0 when unknown, taken as one team; None where it holds less than a team), team t taking
     rows t, t + G, ... A cooperative launch: every block must be resident, since a block waits for
-    the rest of its row. 16-byte packs only."""
+    the rest of its row. 16-byte packs only. terms: stored terms (stored_terms)."""
     if not whole_packs(p):
         return None
     packs = p.L // p.vec
@@ -224,7 +240,7 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
     if T * threads * K < packs or 0 < held < T:  # the GPU cannot hold one team
         return None
     G = min(p.N, G or max(1, held // T))
-    expr = f"rowTeam<{CTYPE[p.dtype]},{p.vec},{threads},{K},{S},{OPS[p.op, p.log]} >"
+    expr = f"rowTeam<{CTYPE[p.dtype]},{p.vec},{threads},{K},{S},{OPS[p.op, p.log]}{_terms(p, terms)} >"
     counts = 16 * cdiv(p.N, 4)  # the rows' counts, zeroed; then the blocks' states
     return Choice("rowTeam", SRC["rowstream"], expr, (G * T, 1, 1), (threads, 1, 1), p.inputs * K * threads * 16,
                   args="relay", chunks=T, extra=(G,), workspace_bytes=counts + 8 * p.N * T, zeroed=counts,
@@ -372,10 +388,12 @@ def cols_regs(p: Problem) -> Optional[Choice]:
 
 
 def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
-                 clusters: tuple[int, ...] = (1,) + CLUSTERS, widest: int = 128, stages: int = 1) -> Optional[Choice]:
+                 clusters: tuple[int, ...] = (1,) + CLUSTERS, widest: int = 128, stages: int = 1,
+                 terms: Optional[bool] = None) -> Optional[Choice]:
     """Strips as wide as possible (up to 128 bytes, at least one 32-byte sector) on the fewest
     blocks whose shared memory holds them within the budget; each block's rows land in `stages`
-    groups of copies, each folded as soon as it is on chip."""
+    groups of copies, each folded as soon as it is on chip. Stored terms (stored_terms; terms:
+    forced on or off) on strips of 128 bytes."""
     if p.vec == 1:
         return None
     E = ITEMSIZE[p.dtype]
@@ -386,7 +404,8 @@ def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
             lc = cdiv(p.L, C)
             smem = (threads // 32 + 2) * cols * 8 + lc * W * p.inputs  # states: the warps', its own, finished
             if smem <= budget:
-                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{stages},{OPS[p.op, p.log]} >"
+                e = _terms(p, terms) if W == 128 else ""
+                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{stages},{OPS[p.op, p.log]}{e} >"
                 grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
                 return Choice("colsCluster", SRC["colscluster"], expr, grid, (threads, 1, 1), smem, "cols", cluster=C,
                               why=f"strips {W} bytes wide on chip in a cluster of {C}, x read once")
@@ -418,7 +437,7 @@ TEAM_FORWARD_STRIP, TEAM_FORWARD_BLOCKS, TEAM_FORWARD_STAGES16 = 64 * 1024, 3, 2
 
 
 def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: int = 0,
-              budget: int = 0, T: int = 0, G: int = 0, minb: int = 0) -> Optional[Choice]:
+              budget: int = 0, T: int = 0, G: int = 0, minb: int = 0, terms: Optional[bool] = None) -> Optional[Choice]:
     """colsCluster's strips, W bytes wide (at most the slice's width), on a team of T ordinary blocks
     (the fewest whose `budget` bytes hold the axis when 0) meeting through global memory; G teams (as
     many as the GPU holds at once when 0: `held` blocks of this kernel, 0 when unknown, taken as one
@@ -426,7 +445,8 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     read while one is written. S groups of rows folded as they land; registers for `minb` blocks an
     SM. 0 takes the pass's geometry: gradients TEAM_STRIP bytes, WIDE_STAGES groups, two blocks;
     softmax and log-softmax TEAM_FORWARD_STRIP, WIDE_STAGES groups (16-bit: TEAM_FORWARD_STAGES16),
-    TEAM_FORWARD_BLOCKS blocks. A cooperative launch. 16-byte packs."""
+    TEAM_FORWARD_BLOCKS blocks. A cooperative launch. 16-byte packs. Stored terms (stored_terms;
+    terms: forced on or off) on strips of 128 bytes."""
     if not whole_packs(p) or p.M == 1:
         return None
     fwd = p.op == "forward"
@@ -441,7 +461,8 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     if smem > SMEM_MAX or 0 < held < T:
         return None
     G = min(strips(p, cols), G or max(1, held // T))
-    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]},{minb} >"
+    e = _terms(p, terms) if W == 128 else ""  # (float32 forced: its four groups' maxima spill, NVRTC 13.0, 13.5)
+    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",
                   chunks=T, extra=(G,), workspace_bytes=counts + 2 * 8 * G * T * cols, zeroed=counts,
@@ -514,7 +535,7 @@ def strip(c: Choice) -> int:
     return int(c.expression.split(",")[2])
 
 
-def cols_cluster_best(p: Problem, big_clusters: bool = True) -> Optional[Choice]:
+def cols_cluster_best(p: Problem, big_clusters: bool = True, terms: Optional[bool] = None) -> Optional[Choice]:
     """The dispatch's colsCluster: the fewest blocks that hold the strip within CLUSTER_SMEM,
     else within SMEM_MAX. Where that leaves strips narrower than 128 bytes (long axes), whole
     128-byte strips on a cluster of 16 measured faster on the H200 (forward 57-61% of memcpy
@@ -526,13 +547,14 @@ def cols_cluster_best(p: Problem, big_clusters: bool = True) -> Optional[Choice]
     were slower or even (benchmarks/h100/softmax-relay/clusters.txt). Each block's 512 rows land in
     WIDE_STAGES groups, each folded while the later ones are still on their way: on the H200
     (benchmarks/h200/softmax/sweeps/stages.txt) float32 forward 61-63% -> 64-66% of a copy, backward
-    55-65% -> 58-68%; 16-bit forward gained nothing and folds the whole share at once."""
-    c = cols_cluster(p) or cols_cluster(p, budget=SMEM_MAX)
+    55-65% -> 58-68%; 16-bit forward gained nothing and folds the whole share at once. terms: stored
+    terms forced on or off (cols_cluster)."""
+    c = cols_cluster(p, terms=terms) or cols_cluster(p, budget=SMEM_MAX, terms=terms)
     if big_clusters and c is not None and strip(c) < 128:
         threads = 128 if p.op == "forward" and ITEMSIZE[p.dtype] == 4 else 256
         stages = 1 if p.op == "forward" and ITEMSIZE[p.dtype] == 2 else WIDE_STAGES
         wide = cols_cluster(p, threads, budget=SMEM_MAX if p.op == "backward" else CLUSTER_SMEM,
-                            clusters=(BIG_CLUSTER,), stages=stages)
+                            clusters=(BIG_CLUSTER,), stages=stages, terms=terms)
         if wide is not None and strip(wide) > strip(c):
             return wide
     return c

@@ -22,8 +22,10 @@ __device__ __forceinline__ void load_k(const T* p, float* out) {
   }
 }
 
-// One block's share of a strip: its geometry and the four steps of the kernel below.
-template <typename T, int W, int THREADS, class Op>
+// One block's share of a strip: its geometry and the four steps of the kernel below. E (softmax
+// on strips of 128 bytes or more): the fold stores each term over its element (stored_term),
+// against the thread's max of its column in the group of rows, and an output is one multiply.
+template <typename T, int W, int THREADS, class Op, bool E = false>
 struct Share {
   static constexpr int V = 16 / sizeof(T);   // elements per pack
   static constexpr int P = W / 16;           // packs per strip row
@@ -36,6 +38,8 @@ struct Share {
   static constexpr int WARPS = THREADS / 32;
   static constexpr int RS = THREADS / P;     // strip rows a step of the copies and the output
   static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
+  // E: a thread writes out the rows and columns it folded (LANES == P, G == RS)
+  static_assert(!E || (Op::STORES && K == V), "stored terms: softmax, a pack of columns a thread");
   // shared memory: [WARPS][COLS] partials, [COLS] this block's states (read by the cluster),
   // [COLS] finished states, then the strip's rows of x (and of the gradient)
   static constexpr int STATES = (WARPS + 2) * COLS;
@@ -74,22 +78,33 @@ struct Share {
   }
 
   // The S groups folded into fresh states as they land (the thread's last S committed groups).
-  static __device__ __forceinline__ void fold_groups(State (&st)[K], const T* sa, const T* sb, int rows, int per,
-                                                     int S) {
+  // gm: E's maxima of the thread's columns, a pack a group (unused without E).
+  template <int S>
+  static __device__ __forceinline__ void fold_groups(State (&st)[K], T* sa, const T* sb, int rows, int per,
+                                                     Pack<T, K> (&gm)[S]) {
 #pragma unroll
     for (int k = 0; k < K; ++k) st[k] = Op::empty();
-    for (int s = 0; s < S; ++s) {
-      cp_async_wait_upto(S - 1 - s);
-      __syncthreads();
-      fold(st, sa, sb, min(rows, s * per), min(rows, (s + 1) * per));
+    if constexpr (E) {  // unrolled: gm[s] in registers
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        cp_async_wait_upto(S - 1 - s);
+        __syncthreads();
+        fold(st, sa, sb, min(rows, s * per), min(rows, (s + 1) * per), gm[s]);
+      }
+    } else {
+      for (int s = 0; s < S; ++s) {
+        cp_async_wait_upto(S - 1 - s);
+        __syncthreads();
+        fold(st, sa, sb, min(rows, s * per), min(rows, (s + 1) * per), gm[0]);
+      }
     }
   }
 
   // Fold rows [lo, hi) into the thread's states: K adjacent columns and every G-th row
   // (lo a multiple of G), four rows a fold.
-  static __device__ __forceinline__ void fold(State (&s)[K], const T* sa, const T* sb, int lo, int hi) {
-    if constexpr (Op::KNOWN_MAX && sizeof(T) == 2) {
-      fold_known(s, sa, lo, hi);
+  static __device__ __forceinline__ void fold(State (&s)[K], T* sa, const T* sb, int lo, int hi, Pack<T, K>& gm) {
+    if constexpr (Op::KNOWN_MAX && (sizeof(T) == 2 || E)) {
+      fold_known(s, sa, lo, hi, gm);
       return;
     }
     const int c = (threadIdx.x % LANES) * K;
@@ -120,8 +135,9 @@ struct Share {
   // The 16-bit forward fold in two passes over the rows on chip: their max first (two columns
   // an instruction), then their terms with the max known, so that no term is rescaled and no
   // row branches: 8 instructions an element where the online fold took 13 (bfloat16). float32,
-  // whose max takes an instruction an element, measured level or slower this way.
-  static __device__ __forceinline__ void fold_known(State (&s)[K], const T* sa, int lo, int hi) {
+  // whose max takes an instruction an element, measured level or slower this way, but takes it
+  // to store its terms (E; gm: the max they are stored against).
+  static __device__ __forceinline__ void fold_known(State (&s)[K], T* sa, int lo, int hi, Pack<T, K>& gm) {
     const int c = (threadIdx.x % LANES) * K, first = lo + threadIdx.x / LANES;
     Pack<T, K> mx;
     mx.fill(-INFINITY);
@@ -141,6 +157,29 @@ struct Share {
     float sub[K], sum[K], ones[K];  // sub: the max subtracted (0 for a max of -inf)
 #pragma unroll
     for (int k = 0; k < K; ++k) { sub[k] = Op::shift(mx[k]); sum[k] = 0.f; ones[k] = 0.f; }
+    if constexpr (E) {
+      auto store = [&](int row) {  // the row's terms over its pack
+        Pack<T, K> p, e;
+        p.load(sa + row * COLS + c);
+#pragma unroll
+        for (int k = 0; k < K; k += 2) {
+          const float u = stored_term<T>(p[k] - sub[k]), v = stored_term<T>(p[k + 1] - sub[k + 1]);
+          sum[k] += u;
+          sum[k + 1] += v;
+          e.set2(k, u, v);
+        }
+        e.store(sa + row * COLS + c);
+      };
+      for (r = first; r + G < hi; r += 2 * G) {  // two rows a step (four spilled in some)
+        store(r);
+        store(r + G);
+      }
+      if (r < hi) store(r);
+      gm = mx;
+#pragma unroll
+      for (int k = 0; k < K; ++k) s[k] = Op::merge(s[k], Op::state(mx[k], sum[k] * Terms<T>::UNBIAS, 0.f));
+      return;
+    }
     for (r = first; r + 3 * G < hi; r += 4 * G) {
       float v[4][K];
 #pragma unroll
@@ -221,72 +260,147 @@ struct Share {
     __syncthreads();
   }
 
+  // Rows [lo, hi) of the output from the copy on chip (make(pa, pb): a pack's output), this thread's
+  // packs of them (lo a multiple of RS), streaming 16-byte stores.
+  template <class Make>
+  static __device__ __forceinline__ void emit(T* y, i64 base, i64 M, const T* sa, const T* sb, int lo, int hi,
+                                              const Make& make) {
+    const int t = threadIdx.x;
+    T* out = y + base + (i64)(lo + t / P) * M + (t % P) * V;  // row q / P, moving RS rows a step
+    const i64 step = (i64)RS * M;
+    for (int q = lo * P + t; q < hi * P; q += THREADS, out += step) {
+      Pack<T, V> pa, pb;
+      pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+      if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+      make(pa, pb).store_cs(out);
+    }
+  }
+
+  // E: the factors of a group's stored terms (s), from its maxima gm and the finished states of its
+  // columns in `fin` (read here, not kept in registers through the write); true where any needs the
+  // small factors' form (term_tiny), in which all are then given.
+  static __device__ __forceinline__ bool factors(const Pack<T, K>& gm, const State* fin, float (&s)[V]) {
+    bool tiny = false;
+#pragma unroll
+    for (int v = 0; v < V; ++v) tiny |= term_tiny<T>(gm[v], fin[v]);
+    if (!tiny) {
+#pragma unroll
+      for (int v = 0; v < V; ++v) s[v] = term_factor<T, false>(gm[v], fin[v]);
+    } else {
+#pragma unroll
+      for (int v = 0; v < V; ++v) s[v] = term_factor<T, true>(gm[v], fin[v]);
+    }
+    return tiny;
+  }
+
   // The output of `rows` rows from the copy on chip, 16-byte stores; a thread's packs share
   // one column pack (THREADS % P == 0), so its V finished states are read once. The stores are
   // streaming (evict-first): on the H200, [16, 8192, 1024] float32 went from 66% of a copy to 73%.
+  // E: the S groups of `per` rows, each with its maxima gm.
+  template <int S>
   static __device__ __forceinline__ void write_out(const State* fin, const T* sa, const T* sb, T* y, i64 base,
-                                                   i64 col0, i64 M, int rows) {
+                                                   i64 col0, i64 M, int rows, int per, const Pack<T, K> (&gm)[S]) {
     const int t = threadIdx.x;
-    State f[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
     if (col0 + (t % P) * V >= M) return;
-    T* out = y + base + (i64)(t / P) * M + (t % P) * V;  // row q / P, moving RS rows a step
-    const i64 step = (i64)RS * M;
-    for (int q = t; q < rows * P; q += THREADS, out += step) {
-      Pack<T, V> pa, pb, o;
-      pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
-      if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+    if constexpr (E) {
 #pragma unroll
-      for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
-      o.store_cs(out);
+      for (int g = 0; g < S; ++g) {
+        const int lo = min(rows, g * per), hi = min(rows, (g + 1) * per);
+        float s[V];
+        if (!factors(gm[g], fin + (t % P) * V, s))
+          emit(y, base, M, sa, sb, lo, hi, [&](const Pack<T, V>& pa, const Pack<T, V>&) {
+            return scaled<false>(pa, [&](int i) { return s[i]; });
+          });
+        else
+          emit(y, base, M, sa, sb, lo, hi, [&](const Pack<T, V>& pa, const Pack<T, V>&) {
+            return scaled<true>(pa, [&](int i) { return s[i]; });
+          });
+      }
+    } else {
+      State f[V];
+#pragma unroll
+      for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
+      emit(y, base, M, sa, sb, 0, rows, [&](const Pack<T, V>& pa, const Pack<T, V>& pb) {
+        Pack<T, V> o;
+#pragma unroll
+        for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
+        return o;
+      });
     }
+  }
+
+  // write_refill's rows [lo, hi) (lo a multiple of RS): this thread's outputs by make(pa, pb) where
+  // `live`, each slot refilled as soon as it is read from the next strip's input at `in` (the
+  // row lo's), when `more`; then the group committed.
+  template <class Make>
+  static __device__ __forceinline__ void refill_rows(const Make& make, T* sa, T* sb, const T* a, const T* b, T* y,
+                                                     i64 base, i64 next_base, i64 M, bool live, bool more, bool ok,
+                                                     int lo, int hi) {
+    const int t = threadIdx.x, p = t % P, c = p * V;
+    const unsigned ua = smem_addr(sa), ub = smem_addr(sb);
+    int r = lo + t / P;  // as in copy_in: one pack column, offsets carried from row to row
+    i64 out = base + (i64)r * M + c, in = ok ? next_base + (i64)r * M + c : 0;
+    const i64 step = (i64)RS * M, in_step = ok ? step : 0;
+    for (; r < hi; r += RS, out += step, in += in_step) {
+      const int q = r * P + p;
+      if (live) {
+        Pack<T, V> pa, pb;
+        pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+        if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+        make(pa, pb).store_cs(y + out);
+      }
+      if (more) {
+        cp_async16_at(ua + q * 16, a + in, ok);
+        if (Op::IN == 2) cp_async16_at(ub + q * 16, b + in, ok);
+      }
+    }
+    cp_async_commit();
   }
 
   // write_out's stores, each slot refilled as soon as it is read with the same pack of the next
   // strip (at next_base, next_col0; when `more`), in copy_in's S groups of `per` rows so that the
   // fold can wait for them group by group. Same thread, same slot, in program order: the refill
-  // lands after the read.
+  // lands after the read. E: each group's stored terms with its maxima gm.
+  template <int S>
   static __device__ __forceinline__ void write_refill(const State* fin, T* sa, T* sb, const T* a, const T* b,
                                                       T* y, i64 base, i64 col0, i64 next_base, i64 next_col0,
-                                                      bool more, i64 M, int rows, int per, int S) {
-    const int t = threadIdx.x, p = t % P, c = p * V;
+                                                      bool more, i64 M, int rows, int per, const Pack<T, K> (&gm)[S]) {
+    const int c = (threadIdx.x % P) * V;
     State f[V];
+    if constexpr (!E) {
 #pragma unroll
-    for (int v = 0; v < V; ++v) f[v] = fin[c + v];
+      for (int v = 0; v < V; ++v) f[v] = fin[c + v];
+    }
     const bool live = col0 + c < M, ok = more && next_col0 + c < M;
-    const unsigned ua = smem_addr(sa), ub = smem_addr(sb);
+#pragma unroll
     for (int s = 0; s < S; ++s) {
       const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
-      int r = lo + t / P;  // as in copy_in: one pack column, offsets carried from row to row
-      i64 out = base + (i64)r * M + c, in = ok ? next_base + (i64)r * M + c : 0;
-      const i64 step = (i64)RS * M, in_step = ok ? step : 0;
-      for (; r < hi; r += RS, out += step, in += in_step) {
-        const int q = r * P + p;
-        if (live) {
-          Pack<T, V> pa, pb, o;
-          pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
-          if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
+      if constexpr (E) {
+        float k[V];
+        if (!factors(gm[s], fin + c, k))
+          refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) { return scaled<false>(pa, [&](int i) { return k[i]; }); },
+                      sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
+        else
+          refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) { return scaled<true>(pa, [&](int i) { return k[i]; }); },
+                      sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
+      } else {
+        refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>& pb) {
+          Pack<T, V> o;
 #pragma unroll
           for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
-          o.store_cs(y + out);
-        }
-        if (more) {
-          cp_async16_at(ua + q * 16, a + in, ok);
-          if (Op::IN == 2) cp_async16_at(ub + q * 16, b + in, ok);
-        }
+          return o;
+        }, sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
       }
-      cp_async_commit();
     }
   }
 };
 
 // S: the block's rows land in S groups, each folded as soon as it is on chip while the later
 // ones are still on their way (S == 1: fold after the whole share has landed).
-template <typename T, int C, int W, int THREADS, int S, class Op>
+template <typename T, int C, int W, int THREADS, int S, class Op, bool E>
 __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
                                              i64 N, i64 L, i64 M) {
-  typedef Share<T, W, THREADS, Op> Sh;
+  typedef Share<T, W, THREADS, Op, E> Sh;
   static_assert(S >= 1 && S <= 8, "at most 8 groups of copies in flight");
   extern __shared__ __align__(16) unsigned char smem[];
   State* red = reinterpret_cast<State*>(smem);
@@ -309,20 +423,21 @@ __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* _
     Sh::template copy_groups<W == 128>(sa, sb, a, b, base, col0, M, rows, per, S);
     // 2. folded group by group as they land
     State st[Sh::K];
-    Sh::fold_groups(st, sa, sb, rows, per, S);
+    Pack<T, Sh::K> gm[S];  // E: each group's maxima of the thread's columns
+    Sh::fold_groups(st, sa, sb, rows, per, gm);
     // 3. the cluster's states per column
     Sh::template finish<C>(st, red, part, fin);
     // 4. the output from the copy on chip
-    Sh::write_out(fin, sa, sb, y, base, col0, M, rows);
+    Sh::write_out(fin, sa, sb, y, base, col0, M, rows, per, gm);
     cluster_wait();   // every block has read this one's `part`
     __syncthreads();  // the shared copy is overwritten by the next n
   }
 }
 
-template <typename T, int C, int W, int THREADS, int S, class Op>
+template <typename T, int C, int W, int THREADS, int S, class Op, bool E = false>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS)
 colsCluster(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 M) {
-  cols_cluster<T, C, W, THREADS, S, Op>(a, b, y, N, L, M);
+  cols_cluster<T, C, W, THREADS, S, Op, E>(a, b, y, N, L, M);
 }
 
 // NVRTC 13.0 settles this one (float16 log-softmax, a strip on one block) at 64 registers and
@@ -332,7 +447,7 @@ template <>
 __global__ void __cluster_dims__(1, 1, 1) __launch_bounds__(256, 2)
 colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a, const half16* __restrict__ b,
                                                     half16* __restrict__ y, i64 N, i64 L, i64 M) {
-  cols_cluster<half16, 1, 128, 256, 1, Forward<true> >(a, b, y, N, L, M);
+  cols_cluster<half16, 1, 128, 256, 1, Forward<true>, false>(a, b, y, N, L, M);
 }
 
 // colsTeam: colsCluster's strips on a team of `blocks` ordinary blocks meeting through global
@@ -347,11 +462,12 @@ colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a
 // 2 (96 KiB of strip rows each; told so, NVRTC gives them up to 128 registers a thread, where left
 // to choose, 13.5 settled two at 64 and spilled), softmax and log-softmax 3 (64 KiB each; told 2,
 // 16-bit forward took 90-101 registers, which left room for two blocks of 256 an SM, not three).
-template <typename T, int W, int THREADS, int S, class Op, int MINB>
+// E: stored terms (Share).
+template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false>
 __global__ void __launch_bounds__(THREADS, MINB)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
          i64 blocks, i64 G) {
-  typedef Share<T, W, THREADS, Op> Sh;
+  typedef Share<T, W, THREADS, Op, E> Sh;
   static_assert(S >= 1 && S <= 8, "at most 8 groups of copies in flight");
   extern __shared__ __align__(16) unsigned char smem[];
   State* red = reinterpret_cast<State*>(smem);
@@ -372,11 +488,12 @@ colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, un
   Sh::copy_groups(sa, sb, a, b, base, col0, M, rows, per, S);
   for (unsigned j = 0; t < strips; t += G, ++j) {
     State st[Sh::K];
-    Sh::fold_groups(st, sa, sb, rows, per, S);
+    Pack<T, Sh::K> gm[S];  // E: each group's maxima of the thread's columns
+    Sh::fold_groups(st, sa, sb, rows, per, gm);
     Sh::partials(st, red);
     Sh::team_meet(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank, (j + 1) * (unsigned)blocks);
     const i64 next = t + G, ncol0 = (next % across) * Sh::COLS, nbase = ((next / across) * L + r0) * M + ncol0;
-    Sh::write_refill(fin, sa, sb, a, b, y, base, col0, nbase, ncol0, next < strips, M, rows, per, S);
+    Sh::write_refill(fin, sa, sb, a, b, y, base, col0, nbase, ncol0, next < strips, M, rows, per, gm);
     col0 = ncol0;
     base = nbase;
   }

@@ -111,10 +111,36 @@ __device__ __forceinline__ void fold_group(State& acc, const Pack<T, V>* sa, con
   }
 }
 
+// A row's output from this thread's slots (make(k, pa, pb): the output pack of slot k), each slot
+// refilled as it is read with the same pack of the row `next` (the packs of `refill`), committed as
+// the S groups of fetch_packs. Same thread, same slot, in program order: each refill lands after
+// the slot's read.
+template <typename T, int V, int THREADS, int K, int S, class Op, class Make>
+__device__ __forceinline__ void emit_row(const Make& make, const Pack<T, V>* sa, const Pack<T, V>* sb, T* y,
+                                         const T* a, const T* b, unsigned ua, unsigned ub, i64 off, i64 next,
+                                         unsigned live, unsigned refill) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (live >> k & 1) {
+      const int p = threadIdx.x + k * THREADS;
+      const Pack<T, V> pa = sa[p];
+      Pack<T, V> pb;
+      if (Op::IN == 2) pb = sb[p];
+      make(k, pa, pb).store(y + off + k * THREADS * V);
+      if (refill >> k & 1) {
+        cp_async16_at(ua + k * THREADS * 16, a + next + k * THREADS * V);
+        if (Op::IN == 2) cp_async16_at(ub + k * THREADS * 16, b + next + k * THREADS * V);
+      }
+    }
+    if ((k + 1) % (K / S) == 0) cp_async_commit();
+  }
+}
+
 // One block's share of rows team, team + G, ...: its segment of each row landing in S groups,
 // folded as they land, the row's state from the meeting, then the output written while the
-// slots refill with the next row.
-template <typename T, int V, int THREADS, int K, int S, class Op, class Meet>
+// slots refill with the next row. E (softmax): each group's terms stored over its packs
+// (fold_store), so that an output is one multiply (scaled), not an ex2.
+template <typename T, int V, int THREADS, int K, int S, class Op, bool E, class Meet>
 __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
                                            i64 N, i64 L, i64 G, const Meet& meet, State* part) {
   static_assert(V * sizeof(T) == 16, "rowStream moves 16-byte packs");
@@ -138,6 +164,8 @@ __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __r
   if constexpr (Meet::TEAM && sizeof(T) == 2) asm("mov.b32 %0, %0;" : "+r"(live));
   const unsigned ua = smem_addr(sa) + threadIdx.x * 16, ub = smem_addr(sb) + threadIdx.x * 16;
   if (row0 < N) fetch_packs<T, V, THREADS, K, S, Op>(ua, ub, a + row0 * L + mine * V, b + row0 * L + mine * V, live);
+  static_assert(!E || Op::STORES, "stored terms: softmax");
+  constexpr int PG = K / S;  // packs a group
   int j = 0;
   for (i64 row = row0; row < N; row += G, ++j) {
     const i64 off = row * L + mine * V;
@@ -145,12 +173,18 @@ __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __r
     // to spare for a second within 3 blocks of 512 an SM: 40 a thread)
     constexpr int A = IsBf16<T>::v && Op::IN == 2 ? 2 : 1;
     State acc[A];
+    float gm[S];  // E: each group's max, against which its terms are stored
 #pragma unroll
     for (int i = 0; i < A; ++i) acc[i] = Op::empty();
 #pragma unroll
     for (int g = 0; g < S; ++g) {
       cp_async_wait_upto(S - 1 - g);  // this thread's copies of group g have landed
-      if constexpr (A == 2) {  // pack by pack, alternating chains
+      if constexpr (E) {
+        const int p0 = threadIdx.x + g * PG * THREADS;
+        acc[0] = Op::merge(acc[0], fold_store<T, V, PG>([&](int k) { return &sa[p0 + k * THREADS]; },
+                                                        [&](int k) { return (live >> (g * PG + k) & 1) != 0; },
+                                                        gm[g]));
+      } else if constexpr (A == 2) {  // pack by pack, alternating chains
 #pragma unroll
         for (int k = g * (K / S); k < (g + 1) * (K / S); ++k)
           fold_group<T, V, THREADS, 1, Op>(acc[k % 2], sa, sb, k, live);
@@ -161,46 +195,54 @@ __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __r
     // the block's state to warp 0, then the row's state to every thread
     const State s = block_to_warp0<Op, THREADS>(A == 2 ? Op::merge(acc[0], acc[A - 1]) : acc[0], scratch);
     const State f = Op::finish(meet.all(s, part, scratch, row, j));
-    // Same thread, same slot, in program order: each refill lands after the slot's read.
     const unsigned refill = row + G < N ? live : 0u;
     const i64 next = off + G * L;
+    if constexpr (E) {
+      bool tiny = false;
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (live >> k & 1) {
-        const int p = threadIdx.x + k * THREADS;
-        const Pack<T, V> pa = sa[p];
-        Pack<T, V> pb, o;
-        if (Op::IN == 2) pb = sb[p];
+      for (int g = 0; g < S; ++g) tiny |= term_tiny<T>(gm[g], f);
+      float s[S];
+      if (!tiny) {
+#pragma unroll
+        for (int g = 0; g < S; ++g) s[g] = term_factor<T, false>(gm[g], f);
+        emit_row<T, V, THREADS, K, S, Op>([&](int k, const Pack<T, V>& pa, const Pack<T, V>&) {
+          return scaled<false>(pa, [&](int) { return s[k / PG]; });
+        }, sa, sb, y, a, b, ua, ub, off, next, live, refill);
+      } else {
+#pragma unroll
+        for (int g = 0; g < S; ++g) s[g] = term_factor<T, true>(gm[g], f);
+        emit_row<T, V, THREADS, K, S, Op>([&](int k, const Pack<T, V>& pa, const Pack<T, V>&) {
+          return scaled<true>(pa, [&](int) { return s[k / PG]; });
+        }, sa, sb, y, a, b, ua, ub, off, next, live, refill);
+      }
+    } else {
+      emit_row<T, V, THREADS, K, S, Op>([&](int, const Pack<T, V>& pa, const Pack<T, V>& pb) {
+        Pack<T, V> o;
 #pragma unroll
         for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[i], Op::IN == 2 ? pb[i] : 0.f));
-        o.store(y + off + k * THREADS * V);
-        if (refill >> k & 1) {
-          cp_async16_at(ua + k * THREADS * 16, a + next + k * THREADS * V);
-          if (Op::IN == 2) cp_async16_at(ub + k * THREADS * 16, b + next + k * THREADS * V);
-        }
-      }
-      if ((k + 1) % (K / S) == 0) cp_async_commit();
+        return o;
+      }, sa, sb, y, a, b, ua, ub, off, next, live, refill);
     }
   }
   meet.done();
 }
 
 // The forward is held to 40 registers a thread (3 blocks of 512 an SM, as shared memory allows).
-template <typename T, int V, int C, int THREADS, int K, int S, class Op>
+template <typename T, int V, int C, int THREADS, int K, int S, class Op, bool E = false>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(THREADS, Op::IN == 1 ? 1536 / THREADS : 1)
 rowStream(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, i64 N, i64 L, i64 G) {
   __shared__ __align__(8) State part[2];  // by row parity (a slow block may still read the previous
                                           // row's); 8-aligned for load_remote's 8-byte access
-  row_stream<T, V, THREADS, K, S, Op>(a, b, y, N, L, G, ClusterMeet<Op, C>{}, part);
+  row_stream<T, V, THREADS, K, S, Op, E>(a, b, y, N, L, G, ClusterMeet<Op, C>{}, part);
 }
 
 // rowStream on a team of `blocks` blocks a row meeting through global memory, G teams: rows
 // longer than a cluster holds. ws: N counts (zeroed before the launch; 16-byte aligned), then
 // N * blocks states.
-template <typename T, int V, int THREADS, int K, int S, class Op>
+template <typename T, int V, int THREADS, int K, int S, class Op, bool E = false>
 __global__ void __launch_bounds__(THREADS, Op::IN == 1 ? 1536 / THREADS : 1)
 rowTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L,
         i64 blocks, i64 G) {
   const TeamMeet<Op, THREADS> meet{ws, reinterpret_cast<State*>(ws + (N + 3) / 4 * 4), blocks};
-  row_stream<T, V, THREADS, K, S, Op>(a, b, y, N, L, G, meet, nullptr);
+  row_stream<T, V, THREADS, K, S, Op, E>(a, b, y, N, L, G, meet, nullptr);
 }

@@ -39,6 +39,18 @@ template <> __device__ __forceinline__ bf16 from_f<bf16>(float f) {
   return r;
 }
 
+// Two floats rounded to a 16-bit pair (lo in the low half) by one instruction.
+__device__ __forceinline__ unsigned pair_of(float lo, float hi, bf16) {
+  unsigned r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+__device__ __forceinline__ unsigned pair_of(float lo, float hi, half16) {
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
 // --- packs of V elements moved as one access (V * sizeof(T) = 16 bytes, or V = 1) ------
 template <int B> struct Raw;
 template <> struct Raw<2> { typedef unsigned short T; };
@@ -67,6 +79,15 @@ struct Pack {
     }
   }
   __device__ __forceinline__ void set(int i, float f) { e[i] = from_f<T>(f); }
+  // elements i and i + 1 (i even): 16-bit pairs in one conversion
+  __device__ __forceinline__ void set2(int i, float lo, float hi) {
+    if constexpr (sizeof(T) == 2 && V > 1) {
+      reinterpret_cast<unsigned*>(e)[i / 2] = pair_of(lo, hi, T{});
+    } else {
+      set(i, lo);
+      set(i + 1, hi);
+    }
+  }
 };
 
 // --- exp through ex2: exp(d) = 2^(d * log2e), one multiply and one MUFU instruction --------
@@ -96,13 +117,13 @@ __device__ __forceinline__ unsigned max2(unsigned a, unsigned b, half16) {
   return r;
 }
 
-// acc = the element-wise max of acc and p (NaN propagating): one element, or 16-bit pairs.
+// acc = the element-wise max of acc and p (NaN propagating); 16-bit elements two an instruction.
 template <typename T, int V>
 __device__ __forceinline__ void pack_max(Pack<T, V>& acc, const Pack<T, V>& p) {
-  if constexpr (V == 1) {
-    acc.set(0, maxnan(acc[0], p[0]));
+  if constexpr (V == 1 || sizeof(T) == 4) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc.set(i, maxnan(acc[i], p[i]));
   } else {
-    static_assert(sizeof(T) == 2, "packs of 16-bit floats");
     unsigned* a = reinterpret_cast<unsigned*>(acc.e);
     const unsigned* b = reinterpret_cast<const unsigned*>(p.e);
 #pragma unroll
@@ -151,6 +172,7 @@ struct Forward {
   // `sum` or (log-softmax, terms exactly 1) `ones`, no rescaling; state() makes the State.
   // A max of -inf (nothing but -inf) is subtracted as 0, so that every term is exp(-inf) = 0.
   static const bool KNOWN_MAX = true;
+  static const bool STORES = !LOG;  // softmax's terms may be stored over x on chip (fold_store)
   __device__ static float shift(float m) { return m == -INFINITY ? 0.f : m; }
   __device__ static void term(float& sum, float& ones, float d) {
     if (LOG && d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
@@ -206,7 +228,7 @@ struct Forward {
 template <bool LOG>
 struct Backward {
   static const int IN = 2;
-  static const bool KNOWN_MAX = false;
+  static const bool KNOWN_MAX = false, STORES = false;
   __device__ static float pad() { return 0.f; }
   __device__ static State empty() { return {0.f, 0.f}; }
   template <int n>
@@ -279,6 +301,96 @@ __device__ __forceinline__ State fold_pairs(const Get& get, const Live& live) {
     for (int i = 0; i < V; ++i) Op::term(sum[i & 1], ones, p[i] - sh);
   }
   return Op::state(m, sum[0] + sum[1], ones);
+}
+
+// --- softmax of x held on chip, its terms stored over it -----------------------------------
+// A kernel holding x in shared memory computes each term 2^B exp(x - m) in its fold (m: the max of
+// the values folded together) and stores it over x, rounded to T; once the max M and the sum S of
+// the row or column are known, an output is that term times one factor, 2^-B exp(m - M) / S, where
+// computing it from x took a subtraction, an fma, an ex2 and a multiply. B = 16 keeps bfloat16's
+// terms above ex2's flush to zero down to results of 2^-142 (as Forward::out does); float16, whose
+// largest value is 65504, stores them unbiased (its smallest value is 2^-24: nothing is lost). A
+// stored term carries half a unit in the last place of T, so a 16-bit output stays within one unit
+// of the correctly rounded result. Softmax only: log-softmax's output, x - M - log(S), is cheaper.
+template <typename T> struct Terms { static constexpr float B = 16.f, UNBIAS = 0x1p-16f; };
+template <> struct Terms<half16> { static constexpr float B = 0.f, UNBIAS = 1.f; };
+
+template <typename T>
+__device__ __forceinline__ float stored_term(float d) { return ex2(fmaf(d, LOG2E, Terms<T>::B)); }
+
+// The factor for terms stored against max m, from the finished state f (f.a = M, f.b = 2^-16 / S,
+// as Forward<false>::finish makes it). TINY: 2^64 times larger, for scaled<true>. A factor below
+// 2^-125 (m far below M) would lose precision, or be flushed, while its outputs may still be
+// bfloat16 values (a term of up to 2^16): those take TINY (term_tiny; so does a max of -inf, whose
+// terms are 0 either way).
+template <typename T, bool TINY>
+__device__ __forceinline__ float term_factor(float m, State f) {
+  return ex2(fmaf(m - f.a, LOG2E, (TINY ? 80.f : 16.f) - Terms<T>::B)) * f.b;
+}
+template <typename T>
+__device__ __forceinline__ bool term_tiny(float m, State f) { return term_factor<T, false>(m, f) < 0x1p-125f; }
+
+// The output pack of a pack of stored terms: element i times factor(i) (TINY: then times 2^-64,
+// exact but below float32's normal range), rounded to T two at a time.
+template <bool TINY, typename T, int V, class F>
+__device__ __forceinline__ Pack<T, V> scaled(const Pack<T, V>& p, const F& factor) {
+  static_assert(V % 2 == 0, "16-byte packs");
+  Pack<T, V> o;
+#pragma unroll
+  for (int i = 0; i < V; i += 2) {
+    float a = p[i] * factor(i), b = p[i + 1] * factor(i + 1);
+    if (TINY) { a *= 0x1p-64f; b *= 0x1p-64f; }
+    o.set2(i, a, b);
+  }
+  return o;
+}
+
+// fold_pairs for softmax over N packs in shared memory (at(k): pack k's address), each pack's
+// terms stored over it (stored_term); m: their max (a T value, exactly), against which they are
+// stored. float32 too: its max takes an element an instruction.
+template <typename T, int V, int N, class At, class Live>
+__device__ __forceinline__ State fold_store(const At& at, const Live& live, float& m) {
+  static_assert(V % 2 == 0, "16-byte packs");
+  typedef Forward<false> Op;
+  m = -INFINITY;
+  if (!live(0)) return Op::empty();
+  Pack<T, V> mx, p;
+  mx.raw = at(0)->raw;
+#pragma unroll
+  for (int k = 1; k < N; ++k)
+    if (live(k)) {
+      p.raw = at(k)->raw;
+      pack_max(mx, p);
+    }
+  if constexpr (sizeof(T) == 2) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(mx.e);
+    Pack<T, 2> top;
+    top.raw = w[0];
+#pragma unroll
+    for (int i = 1; i < V / 2; ++i) top.raw = max2(top.raw, w[i], T{});
+    m = maxnan(top[0], top[1]);
+  } else {
+    m = mx[0];
+#pragma unroll
+    for (int i = 1; i < V; ++i) m = maxnan(m, mx[i]);
+  }
+  const float sh = Op::shift(m);
+  float sum[2] = {0.f, 0.f};
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if (!live(k)) continue;
+    p.raw = at(k)->raw;
+    Pack<T, V> e;
+#pragma unroll
+    for (int i = 0; i < V; i += 2) {
+      const float u = stored_term<T>(p[i] - sh), v = stored_term<T>(p[i + 1] - sh);
+      sum[0] += u;
+      sum[1] += v;
+      e.set2(i, u, v);
+    }
+    at(k)->raw = e.raw;
+  }
+  return Op::state(m, (sum[0] + sum[1]) * Terms<T>::UNBIAS, 0.f);
 }
 
 template <typename T, int V, int K, class Op>
