@@ -5,7 +5,9 @@ correctly rounded float64 reference, float32 within 1e-6 + 1e-5 |y|) on three in
 1; normal, sigma 40 (results down to 2^-133); and normal with one element of 85 a row or column, so
 that most groups' maxima lie far below it (results near 2^-118, the kernels' small-factor path). Then both are timed alternately,
 ROUNDS rounds (events around batches of 8 calls, the median of 9 batches, sweeps/sweep.py's timed),
-beside a copy of the same bytes. From this folder: PYTHONPATH=../../../../src python3 probe.py"""
+beside a copy of the same bytes. From this folder: PYTHONPATH=../../../../src python3 probe.py [bench]
+(bench: the bench suite's bfloat16 cases that store terms, timed as `bwlab bench` times them: single
+calls between events, on its inputs, normal values of sigma 3)."""
 import dataclasses
 from pathlib import Path
 import statistics
@@ -56,10 +58,15 @@ def inputs(shape, dim, dt):
     yield x.scatter_(dim, idx, 85.0).to(dt)
 
 
+BENCH = [("bfloat16", (16, 8192, 1024), 1), ("bfloat16", (8192, 8192), 0), ("bfloat16", (1024, 131072), -1),
+         ("bfloat16", (4096, 262144), -1), ("bfloat16", (4, 32768, 1024), 1)]
+
+
 def main():
+    bench = sys.argv[1:] == ["bench"]
     print(f"{'dtype':8s} {'shape':18s} {'dim':>3s} {'kernel':9s} {'bad (3 inputs)':>15s} "
           f"{'before %copy':>12s} {'after %copy':>12s} {'after GB/s':>10s}  rounds before | after")
-    for dt, shape, dim in CASES:
+    for dt, shape, dim in BENCH if bench else CASES:
         nd = len(shape)
         d = dim % nd
         N = 1
@@ -89,7 +96,8 @@ def main():
                 torch.cuda.synchronize()
                 b.append(bad_count(out, x, dim))
             bads[k] = b
-        x = torch.randn(shape, device="cuda").to(DT[dt])
+        x = (3 * torch.randn(shape, device="cuda") if bench else torch.randn(shape, device="cuda")).to(DT[dt])
+        reps, batch = (20, 1) if bench else (9, 8)
         out = torch.empty_like(x)
         moved = 2 * x.numel() * x.element_size()
         src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
@@ -99,8 +107,8 @@ def main():
         for _ in range(ROUNDS):
             for k, plan in plans_.items():
                 calls._plans[(p, 0)] = plan
-                ms[k].append(timed(lambda: bwlab.softmax(x, dim, out=out), reps=9, batch=8))
-            cms.append(timed(lambda: dst.copy_(src), reps=9, batch=8))
+                ms[k].append(timed(lambda: bwlab.softmax(x, dim, out=out), reps=reps, batch=batch))
+            cms.append(timed(lambda: dst.copy_(src), reps=reps, batch=batch))
         c = statistics.median(cms)
         pct = {k: [100 * c / v for v in ms[k]] for k in ms}
         print(f"{dt:8s} {str(list(shape)):18s} {dim:3d} {new.kernel:11s} {str(bads['before']) + str(bads['after']):>15s} "

@@ -301,8 +301,8 @@ struct Share {
   static __device__ __forceinline__ void write_out(const State* fin, const T* sa, const T* sb, T* y, i64 base,
                                                    i64 col0, i64 M, int rows, int per, const Pack<T, K> (&gm)[S]) {
     const int t = threadIdx.x;
-    if (col0 + (t % P) * V >= M) return;
     if constexpr (E) {
+      if (col0 + (t % P) * V >= M) return;
 #pragma unroll
       for (int g = 0; g < S; ++g) {
         const int lo = min(rows, g * per), hi = min(rows, (g + 1) * per);
@@ -316,16 +316,21 @@ struct Share {
             return scaled<true>(pa, [&](int i) { return s[i]; });
           });
       }
-    } else {
+    } else {  // as before stored terms (the same code, so the same registers)
       State f[V];
 #pragma unroll
       for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
-      emit(y, base, M, sa, sb, 0, rows, [&](const Pack<T, V>& pa, const Pack<T, V>& pb) {
-        Pack<T, V> o;
+      if (col0 + (t % P) * V >= M) return;
+      T* out = y + base + (i64)(t / P) * M + (t % P) * V;  // row q / P, moving RS rows a step
+      const i64 step = (i64)RS * M;
+      for (int q = t; q < rows * P; q += THREADS, out += step) {
+        Pack<T, V> pa, pb, o;
+        pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+        if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
 #pragma unroll
         for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
-        return o;
-      });
+        o.store_cs(out);
+      }
     }
   }
 
@@ -365,17 +370,12 @@ struct Share {
   static __device__ __forceinline__ void write_refill(const State* fin, T* sa, T* sb, const T* a, const T* b,
                                                       T* y, i64 base, i64 col0, i64 next_base, i64 next_col0,
                                                       bool more, i64 M, int rows, int per, const Pack<T, K> (&gm)[S]) {
-    const int c = (threadIdx.x % P) * V;
-    State f[V];
-    if constexpr (!E) {
+    const int t = threadIdx.x, p = t % P, c = p * V;
+    if constexpr (E) {
+      const bool live = col0 + c < M, ok = more && next_col0 + c < M;
 #pragma unroll
-      for (int v = 0; v < V; ++v) f[v] = fin[c + v];
-    }
-    const bool live = col0 + c < M, ok = more && next_col0 + c < M;
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
-      if constexpr (E) {
+      for (int s = 0; s < S; ++s) {
+        const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
         float k[V];
         if (!factors(gm[s], fin + c, k))
           refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) { return scaled<false>(pa, [&](int i) { return k[i]; }); },
@@ -383,14 +383,36 @@ struct Share {
         else
           refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) { return scaled<true>(pa, [&](int i) { return k[i]; }); },
                       sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
-      } else {
-        refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>& pb) {
-          Pack<T, V> o;
+      }
+      return;
+    }
+    // as before stored terms (the same code, so the same registers)
+    State f[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) f[v] = fin[c + v];
+    const bool live = col0 + c < M, ok = more && next_col0 + c < M;
+    const unsigned ua = smem_addr(sa), ub = smem_addr(sb);
+    for (int s = 0; s < S; ++s) {
+      const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
+      int r = lo + t / P;  // as in copy_in: one pack column, offsets carried from row to row
+      i64 out = base + (i64)r * M + c, in = ok ? next_base + (i64)r * M + c : 0;
+      const i64 step = (i64)RS * M, in_step = ok ? step : 0;
+      for (; r < hi; r += RS, out += step, in += in_step) {
+        const int q = r * P + p;
+        if (live) {
+          Pack<T, V> pa, pb, o;
+          pa.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+          if (Op::IN == 2) pb.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sb + q * V);
 #pragma unroll
           for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], pa[v], Op::IN == 2 ? pb[v] : 0.f));
-          return o;
-        }, sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
+          o.store_cs(y + out);
+        }
+        if (more) {
+          cp_async16_at(ua + q * 16, a + in, ok);
+          if (Op::IN == 2) cp_async16_at(ub + q * 16, b + in, ok);
+        }
       }
+      cp_async_commit();
     }
   }
 };

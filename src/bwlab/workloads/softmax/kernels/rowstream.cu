@@ -215,13 +215,24 @@ __device__ __forceinline__ void row_stream(const T* __restrict__ a, const T* __r
           return scaled<true>(pa, [&](int) { return s[k / PG]; });
         }, sa, sb, y, a, b, ua, ub, off, next, live, refill);
       }
-    } else {
-      emit_row<T, V, THREADS, K, S, Op>([&](int, const Pack<T, V>& pa, const Pack<T, V>& pb) {
-        Pack<T, V> o;
+    } else {  // as before stored terms (the same code, so the same registers)
 #pragma unroll
-        for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[i], Op::IN == 2 ? pb[i] : 0.f));
-        return o;
-      }, sa, sb, y, a, b, ua, ub, off, next, live, refill);
+      for (int k = 0; k < K; ++k) {
+        if (live >> k & 1) {
+          const int p = threadIdx.x + k * THREADS;
+          const Pack<T, V> pa = sa[p];
+          Pack<T, V> pb, o;
+          if (Op::IN == 2) pb = sb[p];
+#pragma unroll
+          for (int i = 0; i < V; ++i) o.set(i, Op::out(f, pa[i], Op::IN == 2 ? pb[i] : 0.f));
+          o.store(y + off + k * THREADS * V);
+          if (refill >> k & 1) {
+            cp_async16_at(ua + k * THREADS * 16, a + next + k * THREADS * V);
+            if (Op::IN == 2) cp_async16_at(ub + k * THREADS * 16, b + next + k * THREADS * V);
+          }
+        }
+        if ((k + 1) % (K / S) == 0) cp_async_commit();
+      }
     }
   }
   meet.done();

@@ -322,13 +322,17 @@ __device__ __forceinline__ float stored_term(float d) { return ex2(fmaf(d, LOG2E
 // as Forward<false>::finish makes it). TINY: 2^64 times larger, for scaled<true>. A factor below
 // 2^-125 (m far below M) would lose precision, or be flushed, while its outputs may still be
 // bfloat16 values (a term of up to 2^16): those take TINY (term_tiny; so does a max of -inf, whose
-// terms are 0 either way).
+// terms are 0 either way). float16 never needs it: its terms are at most 1, so such outputs lie
+// below 2^-125, and float16 rounds anything below 2^-25 to 0.
 template <typename T, bool TINY>
 __device__ __forceinline__ float term_factor(float m, State f) {
   return ex2(fmaf(m - f.a, LOG2E, (TINY ? 80.f : 16.f) - Terms<T>::B)) * f.b;
 }
 template <typename T>
-__device__ __forceinline__ bool term_tiny(float m, State f) { return term_factor<T, false>(m, f) < 0x1p-125f; }
+__device__ __forceinline__ bool term_tiny(float m, State f) {
+  if constexpr (Terms<T>::B == 0.f) return false;
+  return term_factor<T, false>(m, f) < 0x1p-125f;
+}
 
 // The output pack of a pack of stored terms: element i times factor(i) (TINY: then times 2^-64,
 // exact but below float32's normal range), rounded to T two at a time.
