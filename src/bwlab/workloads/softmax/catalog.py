@@ -95,7 +95,8 @@ KERNELS: tuple[SoftmaxKernel, ...] = (
       "Strips held in shared memory across a thread-block cluster (distributed shared memory): x read once."),
     K("colsTeam", SRC["colscluster"],
       f"colsTeam<{{T}},128,256,{plans.WIDE_STAGES},Forward<false>,{plans.TEAM_FORWARD_BLOCKS} >", (256, 1), None,
-      "strided", lambda p, b: plans.cols_team(p, terms=False), _HERE,  # one team here: the ladder sizes the teams to the GPU
+      # one team here: the ladder sizes the teams to the GPU
+      "strided", lambda p, b: plans.cols_team(p, terms=False), _HERE,
       "colsCluster's strips on a team of ordinary blocks meeting through global memory, every block "
       "resident (a cooperative launch): a strip spans any number of blocks, so each holds little and "
       "several share an SM. It gains most on gradients, whose two inputs filled an SM on a cluster, and "

@@ -461,7 +461,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     if smem > SMEM_MAX or 0 < held < T:
         return None
     G = min(strips(p, cols), G or max(1, held // T))
-    e = _terms(p, terms) if W == 128 else ""  # (float32 forced: its four groups' maxima spill, NVRTC 13.0, 13.5)
+    e = _terms(p, terms) if W == 128 else ""  # float32's form, forced, spills (its four groups' maxima)
     expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",

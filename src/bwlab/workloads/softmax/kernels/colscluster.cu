@@ -378,11 +378,13 @@ struct Share {
         const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
         float k[V];
         if (!factors(gm[s], fin + c, k))
-          refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) { return scaled<false>(pa, [&](int i) { return k[i]; }); },
-                      sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
+          refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) {
+            return scaled<false>(pa, [&](int i) { return k[i]; });
+          }, sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
         else
-          refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) { return scaled<true>(pa, [&](int i) { return k[i]; }); },
-                      sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
+          refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) {
+            return scaled<true>(pa, [&](int i) { return k[i]; });
+          }, sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
       }
       return;
     }
