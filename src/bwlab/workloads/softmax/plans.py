@@ -195,8 +195,9 @@ def stored_terms(p: Problem) -> bool:
     2^16 exp(x - m) over x in its fold, so that an output is one multiply where it took a subtraction,
     an fma, an ex2 and a multiply: 16-bit softmax (not log-softmax, whose output is already a
     subtraction) in 16-byte packs. On the H200 (benchmarks/h200/softmax/stored-terms, every output
-    checked, three rounds alternating with the kernels before) bfloat16 and float16 gained 1.5-3.0
-    points of a copy on rows and 2.2-5.3 down strided axes; float32 rows (rowTeam) were level."""
+    checked, three rounds alternating with the kernels before) bfloat16 and float16 gained 0.6-3.5
+    points of a copy on rows and 1.4-5.3 down strided axes; float32 rows (rowTeam) were level, and
+    float32 strips lost 1.7-6.1."""
     return p.op == "forward" and not p.log and p.vec > 1 and ITEMSIZE[p.dtype] == 2
 
 
