@@ -1,8 +1,8 @@
 """The cubins of colscluster.cu and rowstream.cu (every dispatched instantiation, without line
 information), compiled here by NVRTC, as a hash: equal hashes of two trees mean the same machine
 code. From the repository root: PYTHONPATH=src python3 benchmarks/h200/softmax/stored-terms/cubins.py"""
-import hashlib, sys
-from pathlib import Path
+import hashlib
+
 from cuda.core import Program, ProgramOptions
 from bwlab.core import build
 from bwlab.workloads.softmax import plans
