@@ -64,10 +64,13 @@ WIDE_SCALE = 40.0
 
 @pytest.mark.parametrize("shape, dim", API_CASES, ids=lambda v: str(v))
 @pytest.mark.parametrize("dtype", DT)
-def test_tiny_probabilities_are_not_flushed(shape, dim, dtype):
-    case = Case(shape, dtype, _params("forward", dim))
+@pytest.mark.parametrize("kind", ["forward", "log"])
+def test_tiny_probabilities_are_not_flushed(shape, dim, dtype, kind):
+    """Inputs of sigma 40, softmax and log-softmax (whose outputs then lie hundreds below 0)."""
+    case = Case(shape, dtype, _params(kind, dim))
     exp = check_case(case, x=reference.random_input(shape, dtype, 11, scale=WIDE_SCALE))
-    if dtype == "bfloat16" and exp.ref.size >= 100_000:  # the test can fail: such values are there
+    # the test can fail: such values are there
+    if kind == "forward" and dtype == "bfloat16" and exp.ref.size >= 100_000:
         assert np.count_nonzero((exp.ref > 2.0 ** -133) & (exp.ref < 2.0 ** -126)) > 10
 
 
@@ -285,14 +288,15 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
         assert ran  # it ran, not the dispatch's kernel
 
 
-def _one_far_above(shape, dim, dtype, seed):
-    """Normal values (sigma 1) with one element of 85 in each row (dim -1) or column (dim 1 of a
-    3-D shape): the other groups' maxima lie about 82 below their row's, so their outputs (about
-    2^-127 to 2^-118, bfloat16 and float32 values) take stored terms' small factors."""
+def _one_far_above(shape, dim, dtype, seed, value=85):
+    """Normal values (sigma 1) with one element of `value` (85 or 95) in each row (dim -1) or column
+    (dim 1 of a 3-D shape): with 85, the other groups' maxima lie about 82 below their row's, so their
+    outputs (about 2^-127 to 2^-118, bfloat16 and float32 values) take stored terms' small factors."""
     import cupy
 
     x = reference.random_input(shape, dtype, seed, scale=1.0)
-    big = {"float32": np.float32(85.0), "float16": np.float16(85.0), "bfloat16": np.uint16(0x42AA)}[dtype]
+    big = {"float32": np.float32(value), "float16": np.float16(value),
+           "bfloat16": np.uint16({85: 0x42AA, 95: 0x42BE}[value])}[dtype]
     if dim == -1:
         n = cupy.arange(shape[0])
         x[n, (n * 7919 + 3) % shape[1]] = big
@@ -329,6 +333,34 @@ def test_stored_terms_small_factors(dtype, monkeypatch):
         if dtype != "float16":  # the test can fail: such outputs are there (float16's underflow to 0)
             assert np.count_nonzero((exp.ref > 2.0 ** -127) & (exp.ref < 2.0 ** -110)) > 1000, label
         check_case(case, x=reference.random_input(case.shape, dtype, 22, scale=WIDE_SCALE))
+
+
+# (shape, dim) of log-softmax with one element of 85 a slice: rowWarp (16-bit), rowBlock, rowSplit (bfloat16),
+# rowStream, rowRelay, colsRegs, colsCluster, colsChunks; rowTeam and colsTeam forced below
+FAR_MAX_CASES = [((129, 1000), -1), ((5, 3000), -1), ((3, 40004), -1), ((3, 131072), -1), ((2, 300000), -1),
+                 ((8, 16, 1024), 1), ((3, 4000, 72), 1), ((2, 40000, 1032), 1)]
+
+
+@pytest.mark.parametrize("value", [85, 95])
+@pytest.mark.parametrize("dtype", DT)
+def test_log_softmax_at_a_far_max(dtype, value, monkeypatch):
+    """Log-softmax at a slice's max is -log(1 + t), t the sum of the other terms: about -t. With one
+    element of 85 among N(0, 1) values, t is about 1e-32: -t is a bfloat16 value, which a log of 1 + t
+    rounded to float32 (or float64) gives as 0. With 95, t is about 1e-38 and less, its terms below
+    2^-126, where ex2 flushes to zero (bfloat16 sums them 2^16 larger). Within one unit in the last
+    place on every kernel family."""
+    cases = [(Case(shape, dtype, _params("log", dim)), None) for shape, dim in FAR_MAX_CASES]
+    rows, cols = Case((7, 80008), dtype, _params("log", -1)), Case((3, 1000, 1000), dtype, _params("log", 1))
+    cases += [(rows, plans.row_team(W_problem(rows), T=3, G=2)), (cols, plans.cols_team(W_problem(cols), G=2, S=2))]
+    for case, forced in cases:
+        if forced is not None:
+            _force(monkeypatch, W_problem(case), forced)
+        dim = case.params[0][1]
+        exp = check_case(case, x=_one_far_above(case.shape, dim, dtype, 23, value))
+        if dtype == "bfloat16":  # the test can fail: each slice's max has such an output
+            # (95: every term below 2^-126)
+            tiny = (exp.ref < 0) & (exp.ref > (-1e-20 if value == 85 else -1e-30))
+            assert np.count_nonzero(tiny) >= exp.ref.shape[0], case.label
 
 
 @pytest.mark.parametrize("slack", [None, 0, 1 << 20, 64 << 20])

@@ -416,7 +416,8 @@ def test_strided_forward_takes_teams_past_two_cluster_blocks_an_sm(shape, dtype,
         if kernel == "colsTeam":
             S = plans.WIDE_STAGES if dtype == "float32" else plans.TEAM_FORWARD_STAGES16
             terms = ",true" if not log and dtype != "float32" else ""  # stored terms (not float32's)
-            assert c.expression.endswith(f",{S},{plans.OPS['forward', log]},{plans.TEAM_FORWARD_BLOCKS}{terms} >")
+            op = plans.op_type(Problem(N, L, M, dtype, "forward", log))
+            assert c.expression.endswith(f",{S},{op},{plans.TEAM_FORWARD_BLOCKS}{terms} >")
             assert plans.choose(Problem(N, L, M, dtype, "forward", log), held=held, teams=False).kernel != kernel
 
 
@@ -448,8 +449,20 @@ def test_every_dispatched_expression_is_built(dtype, op):
     else:
         ct, S = {"float32": ("float", 4), "bfloat16": ("bf16", 2), "float16": ("half16", 2)}[dtype]
         terms = ",true" if dtype != "float32" else ""  # softmax's stored terms (plans.stored_terms)
-        assert {f"colsTeam<{ct},128,256,{S},Forward<false>,3{terms} >", f"colsTeam<{ct},128,256,{S},Forward<true>,3 >"
+        log_op = "Forward<true,true>" if dtype == "bfloat16" else "Forward<true>"  # plans.op_type
+        assert {f"colsTeam<{ct},128,256,{S},Forward<false>,3{terms} >", f"colsTeam<{ct},128,256,{S},{log_op},3 >"
                 } <= set(built[plans.SRC["colscluster"]])
+
+
+def test_only_bfloat16_log_softmax_keeps_its_sum_larger():
+    """Forward<true,true> (t in units of 2^-16, so that terms below 2^-126 count) for bfloat16
+    log-softmax alone, on every kernel the dispatch picks for it; the rest keep their Op."""
+    for dtype in ("float32", "bfloat16", "float16"):
+        for op, log in (("forward", False), ("forward", True), ("backward", False), ("backward", True)):
+            for shape in ((64, 1000, 1), (4096, 4096, 1), (1024, 131072, 1), (16, 8192, 1024), (4, 32768, 1024)):
+                c = plans.choose(Problem(*shape, dtype, op, log), held=396)
+                tiny = (dtype, op, log) == ("bfloat16", "forward", True)
+                assert ("Forward<true,true>" in c.expression) == tiny, c.expression
 
 
 def test_a_miss_never_prints_its_goal():

@@ -30,6 +30,38 @@ def test_backward_stats_in_chunks_give_the_whole_rows_answer(log):
     np.testing.assert_allclose(got, reference.backward64(y, g, 0, log)[:9], rtol=1e-12)
 
 
+def test_log_softmax_at_a_far_max_keeps_the_rest_of_the_sum():
+    """Log-softmax at a row's max is -log(1 + t), t the sum of the other terms: about -t, even where t
+    lies far below float64's epsilon (log of the plain sum, 1 + t, gives 0 there). Ties at the max each
+    count a whole 1; chunked statistics give the same."""
+    x = np.random.default_rng(5).standard_normal(131_072)
+    x[77] = 85.0
+    t = np.sum(np.exp(np.delete(x, 77) - 85.0))
+    assert 1e-33 < t < 1e-30
+    for got in (reference.softmax64(x, 0, True)[77],
+                reference.softmax64_at(x[77:78], *reference.row_stats64(_chunks(x), backward=False, log=True),
+                                       True)[0]):
+        assert got == pytest.approx(-t, rel=1e-12)
+    assert reference.softmax64(x, 0, False)[77] == pytest.approx(1 - t, rel=1e-15)
+    x[:3] = 85.0  # three more at the max: log(4 + t)
+    assert reference.softmax64(x, 0, True)[0] == pytest.approx(-np.log(4.0), rel=1e-15)
+    assert reference.row_stats64(_chunks(x), backward=False, log=True)[1] == pytest.approx(3.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_units_in_the_last_place_across_zero(dtype):
+    """-0.0 and +0.0 are the same value; the smallest values either side of zero are a unit from it
+    and two from each other; larger steps count as many units."""
+    bits = np.array([0x0000, 0x8000, 0x0001, 0x8001, 0x0003], dtype=np.uint16)
+    want = np.array([0x8000, 0x0000, 0x8000, 0x0001, 0x8002], dtype=np.uint16)
+    got = reference._ulps(bits, want, dtype)
+    np.testing.assert_array_equal(got, [0, 0, 1, 2, 5])
+    out = bits.view(reference.storage_dtype(dtype))  # as the GPU returns them
+    ref = reference.to_float64(want.view(reference.storage_dtype(dtype)), dtype)
+    assert [bool(reference.compare(out[i:i + 1], ref[i:i + 1], dtype, "log").ok) for i in range(5)] == [
+        True, True, True, False, False]
+
+
 @pytest.mark.parametrize("special", ["nan", "+inf", "all -inf", "-inf"])
 @pytest.mark.parametrize("log", [False, True])
 def test_special_values_in_chunks_as_in_the_whole_row(special, log):

@@ -95,6 +95,15 @@ class Choice:
     cooperative: bool = False      # every block resident at once (rowTeam's blocks wait on each other)
 
 
+def op_type(p: Problem) -> str:
+    """The kernel's Op: bfloat16 log-softmax keeps its sum 2^16 larger (Forward<true,true>), so that
+    terms below 2^-126 are not flushed: at a row's max, where every other element lies more than 87
+    below it, its output -log(1 + t) is a bfloat16 value down to 2^-133."""
+    if p.op == "forward" and p.log and p.dtype == "bfloat16":
+        return "Forward<true,true>"
+    return OPS[p.op, p.log]
+
+
 def _pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
@@ -141,7 +150,7 @@ def row_warp(p: Problem, K: int = 0, R: int = 1, threads: int = 0) -> Optional[C
         return None
     if threads % 32:
         raise ValueError(f"rowWarp takes whole warps, got {threads} threads")
-    expr = f"rowWarp<{CTYPE[p.dtype]},{p.vec},{G},{K},{R},{threads},{OPS[p.op, p.log]} >"
+    expr = f"rowWarp<{CTYPE[p.dtype]},{p.vec},{G},{K},{R},{threads},{op_type(p)} >"
     grid = (cdiv(p.N, R * threads // G), 1, 1)
     return Choice("rowWarp", SRC["rows"], expr, grid, (threads, 1, 1),
                   why=f"{G} lanes per row, held in registers" + (f", {R} rows per lane group" if R > 1 else ""))
@@ -175,7 +184,7 @@ def row_block(p: Problem, threads: Optional[int] = None) -> Optional[Choice]:
     t = threads or min(1024, max(64, _pow2(cdiv(packs, K))))
     if t * K < packs:
         return None
-    expr = f"rowBlock<{CTYPE[p.dtype]},{p.vec},{t},{K},{OPS[p.op, p.log]} >"
+    expr = f"rowBlock<{CTYPE[p.dtype]},{p.vec},{t},{K},{op_type(p)} >"
     return Choice("rowBlock", SRC["rows"], expr, (p.N, 1, 1), (t, 1, 1), why=f"a block of {t} per row, in registers")
 
 
@@ -183,7 +192,7 @@ def row_cluster(p: Problem, threads: int = 1024) -> Optional[Choice]:
     packs, K = p.L // p.vec, BLOCK_K[ITEMSIZE[p.dtype], p.inputs]
     for C in CLUSTERS:
         if C * threads * K >= packs:
-            expr = f"rowCluster<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{OPS[p.op, p.log]} >"
+            expr = f"rowCluster<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{op_type(p)} >"
             return Choice("rowCluster", SRC["rowcluster"], expr, (p.N * C, 1, 1), (threads, 1, 1), cluster=C,
                           why=f"a cluster of {C} blocks per row, in registers, states through distributed "
                               "shared memory")
@@ -219,7 +228,7 @@ def row_stream(p: Problem, C: int = 0, threads: int = STREAM_THREADS, K: int = S
     if not C or C * threads * K < packs:
         return None
     G = min(p.N, G or cdiv(p.N, R))
-    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{S},{OPS[p.op, p.log]}{_terms(p, terms)} >"
+    expr = f"rowStream<{CTYPE[p.dtype]},{p.vec},{C},{threads},{K},{S},{op_type(p)}{_terms(p, terms)} >"
     smem = p.inputs * K * threads * 16
     return Choice("rowStream", SRC["rowstream"], expr, (G * C, 1, 1), (threads, 1, 1), smem,
                   extra=(G,), cluster=C,
@@ -241,7 +250,7 @@ def row_team(p: Problem, held: int = 0, threads: int = STREAM_THREADS, K: int = 
     if T * threads * K < packs or 0 < held < T:  # the GPU cannot hold one team
         return None
     G = min(p.N, G or max(1, held // T))
-    expr = f"rowTeam<{CTYPE[p.dtype]},{p.vec},{threads},{K},{S},{OPS[p.op, p.log]}{_terms(p, terms)} >"
+    expr = f"rowTeam<{CTYPE[p.dtype]},{p.vec},{threads},{K},{S},{op_type(p)}{_terms(p, terms)} >"
     counts = 16 * cdiv(p.N, 4)  # the rows' counts, zeroed; then the blocks' states
     return Choice("rowTeam", SRC["rowstream"], expr, (G * T, 1, 1), (threads, 1, 1), p.inputs * K * threads * 16,
                   args="relay", chunks=T, extra=(G,), workspace_bytes=counts + 8 * p.N * T, zeroed=counts,
@@ -339,7 +348,7 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] =
     blocks = 2 * (p.N * chunks + lead)
     if blocks > GRID_MAX:
         return None
-    expr = f"rowRelay<{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
+    expr = f"rowRelay<{CTYPE[p.dtype]},{p.vec},{threads},{K},{op_type(p)} >"
     zeroed = 128 * (p.N + 1)  # the ticket counter and the rows' counts, a line each
     return Choice("rowRelay", SRC["rowsplit"], expr, (blocks, 1, 1), (threads, 1, 1),
                   args="relay", chunks=chunks, extra=(lead,), workspace_bytes=zeroed + 8 * p.N * chunks,
@@ -350,7 +359,7 @@ def row_relay(p: Problem, threads: int = 256, K: int = 8, slack: Optional[int] =
 def row_split(p: Problem, threads: int = SPLIT_THREADS, K: int = SPLIT_K) -> Choice:
     packs = p.L // p.vec
     chunks = max(1, cdiv(packs, threads * K))
-    tail = f"{CTYPE[p.dtype]},{p.vec},{threads},{K},{OPS[p.op, p.log]} >"
+    tail = f"{CTYPE[p.dtype]},{p.vec},{threads},{K},{op_type(p)} >"
     return Choice("rowSplit", SRC["rowsplit"], f"rowPartial<{tail}", (p.N * chunks, 1, 1), (threads, 1, 1),
                   finish=f"rowFinish<{tail}", chunks=chunks, workspace_bytes=8 * p.N * chunks,
                   why=f"{chunks} chunks per row, two kernels, x read twice")
@@ -381,7 +390,7 @@ def cols_regs(p: Problem) -> Optional[Choice]:
         return None
     lmax = next(k for k in REGS_L if k >= p.L)
     vec, threads, minb = regs_geometry(p, lmax)
-    expr = f"colsRegs<{CTYPE[p.dtype]},{vec},{lmax},{threads},{minb},{OPS[p.op, p.log]} >"
+    expr = f"colsRegs<{CTYPE[p.dtype]},{vec},{lmax},{threads},{minb},{op_type(p)} >"
     grid = (max(1, min(cdiv(p.N * (p.M // vec), threads), GRID_X)), 1, 1)
     return Choice("colsRegs", SRC["colsregs"], expr, grid, (threads, 1, 1), 0, "cols",
                   why=f"a column of {p.L} in registers per thread ({vec} column{'s' if vec > 1 else ''} each), "
@@ -406,7 +415,7 @@ def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
             smem = (threads // 32 + 2) * cols * 8 + lc * W * p.inputs  # states: the warps', its own, finished
             if smem <= budget:
                 e = _terms(p, terms) if W == 128 else ""
-                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{stages},{OPS[p.op, p.log]}{e} >"
+                expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{stages},{op_type(p)}{e} >"
                 grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
                 return Choice("colsCluster", SRC["colscluster"], expr, grid, (threads, 1, 1), smem, "cols", cluster=C,
                               why=f"strips {W} bytes wide on chip in a cluster of {C}, x read once")
@@ -423,7 +432,7 @@ def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUS
     if R > 16:
         return None
     cols = 8 * p.vec
-    expr = f"colsSpread<{CTYPE[p.dtype]},{C},{R},{threads},{minb},{OPS[p.op, p.log]} >"
+    expr = f"colsSpread<{CTYPE[p.dtype]},{C},{R},{threads},{minb},{op_type(p)} >"
     grid = (cdiv(p.M, cols) * C, min(p.N, GRID_Y), 1)
     return Choice("colsSpread", SRC["colsspread"], expr, grid, (threads, 1, 1), 0, "cols", cluster=C,
                   why=f"strips 128 bytes wide in the registers of a cluster of {C}, {R} packs a thread, "
@@ -463,7 +472,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
         return None
     G = min(strips(p, cols), G or max(1, held // T))
     e = _terms(p, terms) if W == 128 else ""  # float32's form, forced, spills (its four groups' maxima)
-    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{OPS[p.op, p.log]},{minb}{e} >"
+    expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{op_type(p)},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",
                   chunks=T, extra=(G,), workspace_bytes=counts + 2 * 8 * G * T * cols, zeroed=counts,
@@ -495,7 +504,7 @@ def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: in
     rows = rows or chunk_rows(p)
     v = p.vec
     chunks = cdiv(p.L, rows)
-    op, ct = OPS[p.op, p.log], CTYPE[p.dtype]
+    op, ct = op_type(p), CTYPE[p.dtype]
     grid = (cdiv(p.M, lx * v) * chunks, min(p.N, GRID_Y), 1)
     return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{lx},{by},{op} >", grid, (lx, by, 1), 0,
                   "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >",
@@ -507,7 +516,7 @@ def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: in
 
 def cols_split(p: Problem, by: int = 8) -> Choice:
     v = p.vec
-    expr = f"colsSplit<{CTYPE[p.dtype]},{v},{by},{OPS[p.op, p.log]} >"
+    expr = f"colsSplit<{CTYPE[p.dtype]},{v},{by},{op_type(p)} >"
     grid = (cdiv(p.M, 32 * v), min(p.N, GRID_Y), 1)
     return Choice("colsSplit", SRC["cols"], expr, grid, (32, by, 1), 0, "cols",
                   why=f"{32 * v} columns per block, {by} threads per column, x read twice")

@@ -76,15 +76,26 @@ def softmax64(x: np.ndarray, axis: int, log: bool) -> np.ndarray:
     -inf only, makes the whole row NaN."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         m = np.max(x, axis=axis, keepdims=True)
-        s = np.sum(np.exp(x - m), axis=axis, keepdims=True)
-    return softmax64_at(x, m, s, log)
+        d = x - m
+        t = _rest(m, np.sum(np.where(d < 0, np.exp(d), 0.0), axis=axis, keepdims=True),
+                  np.sum(d == 0, axis=axis, keepdims=True))
+    return softmax64_at(x, m, t, log)
 
 
-def softmax64_at(x: np.ndarray, m, s, log: bool) -> np.ndarray:
-    """Softmax of some of a row's elements, given the row's max m and sum s of exp(x - m)."""
+def _rest(m, below, ones):
+    """t, the sum of exp(x - m) less the max's own 1, from the terms below the max and the count of
+    elements at it, so that a t below float64's epsilon survives: log-softmax at the max is -log(1 +
+    t), about -t (a row of N(0, 1) values and one of 85: -2.6e-32, where log of the plain sum gives 0).
+    NaN where the max is not finite (a NaN or +inf in the row, or -inf only)."""
+    return np.where(np.isfinite(m), below + (ones - 1.0), np.nan)
+
+
+def softmax64_at(x: np.ndarray, m, t, log: bool) -> np.ndarray:
+    """Softmax of some of a row's elements, given the row's max m and t (the sum of exp(x - m),
+    less 1: _rest)."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         d = x - m
-        return d - np.log(s) if log else np.exp(d) / s
+        return d - np.log1p(t) if log else np.exp(d) / (1.0 + t)
 
 
 def backward_sum64(y: np.ndarray, g: np.ndarray, axis: int, log: bool) -> np.ndarray:
@@ -110,12 +121,17 @@ def backward64_at(y: np.ndarray, g: np.ndarray, total, log: bool) -> np.ndarray:
 def row_stats64(chunks, backward: bool, log: bool) -> tuple[float, float]:
     """One row's two float64 statistics, reduced chunk by chunk (NumPy or CuPy chunks).
     chunks() yields the row's chunks afresh as tuples of float64 arrays: (x,) forward, (y, g)
-    backward. Forward: (max, sum of exp(x - max)), reading the row twice (softmax64_at's m and s).
+    backward. Forward: (max, t), reading the row twice (softmax64_at's m and t).
     Backward: (backward_sum64, backward_scale64)."""
     with np.errstate(invalid="ignore", over="ignore"):
         if not backward:
             m = float(np.max([float(np.max(x)) for x, in chunks()]))  # NaN wins, as in np.max
-            return m, sum(float(np.sum(np.exp(x - m))) for x, in chunks())
+            below = ones = 0.0
+            for x, in chunks():
+                d = x - m
+                below += float(np.sum(np.where(d < 0, np.exp(d), 0.0)))
+                ones += float(np.count_nonzero(d == 0))
+            return m, float(_rest(m, below, ones))
         parts = np.array([(float(np.sum(g if log else y * g)), float(np.max(np.abs(g))),
                            0.0 if log else float(np.max(np.abs(y)))) for y, g in chunks()])
         total, gmax, ymax = parts[:, 0].sum(), parts[:, 1].max(), parts[:, 2].max()
@@ -143,7 +159,7 @@ def _ulps(out: np.ndarray, ref: np.ndarray, dtype: str) -> np.ndarray:
     """Units in the last place between two arrays of 16-bit floats (as their bits)."""
     def ordered(a):
         u = a.view(np.uint16).astype(np.int32)
-        return np.where(u & 0x8000, 0x8000 - u, u + 0x8000) - 0x8000  # -0.0 and +0.0 both 0
+        return np.where(u & 0x8000, 0x8000 - u, u)  # -0.0 and +0.0 both 0, -x at -(x's bits)
     return np.abs(ordered(out) - ordered(ref))
 
 

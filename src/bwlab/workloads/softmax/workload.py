@@ -164,7 +164,7 @@ class SoftmaxWorkload(Workload):
         l_idx = cupy.asarray(reference.position_sample(p.L)) if by_positions else None
         a, g = inputs if isinstance(inputs, tuple) else (inputs, None)
         stats = _long_row_stats((a,) if g is None else (a, g), dims, idx, case.dtype, g is not None, p.log) \
-            if by_positions else None  # [slices, 2]: (max, sum) forward, (backward sum, scale) backward
+            if by_positions else None  # [slices, 2]: (max, t) forward, (backward sum, scale) backward
         av = reference.to_float64(_slices(a, dims, n_idx, m_idx, l_idx), case.dtype)
         if g is None:
             kind = "log" if p.log else "softmax"

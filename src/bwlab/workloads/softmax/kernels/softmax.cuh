@@ -150,11 +150,29 @@ struct State { float a, b; };
 // would round away (log-softmax of a dominant element in 16-bit floats is then correctly
 // rounded); softmax, whose 1 / (1 + t) is the same either way, sums every term (one compare and
 // one add an element fewer). The empty state is (-inf, -1): (1 + t) is 0.
-template <bool LOG>
+// TINY (bfloat16 log-softmax): t kept in units of 2^-16 (ONE = 2^16, the max's term). At a row's
+// max the output is -log1p(t), about -t: a bfloat16 value down to 2^-133, while ex2 flushes terms
+// (and rescales) below 2^-126 to zero; taken 2^16 larger, they stay down to 2^-142, as softmax's
+// outputs do. float32 and float16 need no such outputs (a float32 result's tolerance is absolute
+// there; float16 rounds them to 0), and keep the form without the extra constant.
+template <bool LOG, bool TINY = false>
 struct Forward {
+  static_assert(LOG || !TINY, "TINY: log-softmax");
   static const int IN = 1;
+  static const bool TINY_SUMS = TINY;
+  static constexpr float ONE = TINY ? 65536.f : 1.f;
   __device__ static float pad() { return -INFINITY; }
-  __device__ static State empty() { return {-INFINITY, -1.f}; }
+  __device__ static State empty() { return {-INFINITY, -ONE}; }
+  // A state's 1 + t (in ONE's units), rescaled from its max a to m >= a; TINY: as e + (t / ONE) e,
+  // e = ONE exp(a - m)
+  __device__ static float rescaled(State s, float m) {
+    if constexpr (TINY) {
+      const float e = ex2(fmaf(s.a - m, LOG2E, 16.f));
+      return fmaf(s.b * (1.f / ONE), e, e);
+    } else {
+      return (1.f + s.b) * ex2((s.a - m) * LOG2E);
+    }
+  }
   // Fold n values: the chunk's max first, then one rescale of the running sum.
   template <int n>
   __device__ static void fold(State& s, const float* x, const float*) {
@@ -163,10 +181,17 @@ struct Forward {
     for (int i = 0; i < n; ++i) m = maxnan(m, x[i]);
     if (m == -INFINITY) return;  // nothing but -inf so far
     float sum = 0.f, ones = 0.f;  // terms (log-softmax: below 1), and how many are exactly 1
+    if constexpr (TINY && n >= 4) {  // term_low's terms, brought to ONE's units once (a multiply)
+      const float low = lowered(m);
 #pragma unroll
-    for (int i = 0; i < n; ++i) term(sum, ones, x[i] - m);
-    if (m == s.a) s.b += sum + ones;                                      // the old max keeps the one
-    else s = {m, (1.f + s.b) * ex2((s.a - m) * LOG2E) + sum + (ones - 1.f)};  // a new max brings it
+      for (int i = 0; i < n; ++i) term_low(sum, ones, x[i], m, low);
+      sum = to_one(sum, m);
+    } else {
+#pragma unroll
+      for (int i = 0; i < n; ++i) term(sum, ones, x[i] - m);
+    }
+    if (m == s.a) s.b += sum + ones * ONE;                         // the old max keeps the one
+    else s = {m, rescaled(s, m) + sum + (ones - 1.f) * ONE};  // a new max brings it
   }
   // Folding values whose max m is known first (a pass over data on chip): each d = x - m adds to
   // `sum` or (log-softmax, terms exactly 1) `ones`, no rescaling; state() makes the State.
@@ -175,15 +200,28 @@ struct Forward {
   static const bool STORES = !LOG;  // softmax's terms may be stored over x on chip (fold_store)
   __device__ static float shift(float m) { return m == -INFINITY ? 0.f : m; }
   __device__ static void term(float& sum, float& ones, float d) {
-    if (LOG && d == 0.f) ones += 1.f; else sum += ex2(d * LOG2E);
+    if (LOG && d == 0.f) ones += 1.f; else sum += ex2(TINY ? fmaf(d, LOG2E, 16.f) : d * LOG2E);
   }
-  __device__ static State state(float m, float sum, float ones) { return {m, sum + (ones - 1.f)}; }
+  __device__ static State state(float m, float sum, float ones) { return {m, sum + (ones - 1.f) * ONE}; }
+  // TINY's terms where a fold keeps sh (its max, shifted) and low = lowered(sh) in registers: term's
+  // fma takes two constants, and NVRTC rematerializes one of them at every term; these are
+  // exp(x - low), low 11 below sh (2^15.9 larger: kept down to 2^-141.9), brought to ONE's units
+  // once a fold (to_one). x == sh finds the max's own terms. sh - 11 is exact for bfloat16 maxima
+  // from 2^-13 to 2^24 in magnitude; past 2^24 every term but the max's own is 0 (the next value is
+  // 2^17 below), and below 2^-13 the rounding of low moves the terms by at most 2^-21.
+  __device__ static float lowered(float sh) { return sh - 11.f; }
+  __device__ static void term_low(float& sum, float& ones, float x, float sh, float low) {
+    if (x == sh) ones += 1.f; else sum += ex2((x - low) * LOG2E);
+  }
+  // A sum of term_low's terms in ONE's units: times 2^(16 - 11 log2e); plus sh - sh, NaN for a max of
+  // +inf (whose row is NaN, as torch's), where x == sh took it as the max's own term
+  __device__ static float to_one(float sum, float sh) { return fmaf(sum, 0x1.183544p+0f, sh - sh); }
   __device__ static State merge(State p, State q) {
     const float m = maxnan(p.a, q.a);
-    if (m == -INFINITY) return {m, -1.f};
-    if (p.a == q.a) return {m, p.b + q.b + 1.f};
-    if (p.a == m) return {m, p.b + (1.f + q.b) * ex2((q.a - m) * LOG2E)};
-    if (q.a == m) return {m, q.b + (1.f + p.b) * ex2((p.a - m) * LOG2E)};
+    if (m == -INFINITY) return {m, -ONE};
+    if (p.a == q.a) return {m, p.b + q.b + ONE};
+    if (p.a == m) return {m, p.b + rescaled(q, m)};
+    if (q.a == m) return {m, q.b + rescaled(p, m)};
     return {m, __int_as_float(0x7fffffff)};  // a NaN max
   }
   // The merge of the states of the lanes whose indices differ only in the bits LO .. HI / 2 (powers
@@ -198,14 +236,14 @@ struct Forward {
 #pragma unroll
     for (int o = LO; o < HI; o <<= 1) m = maxnan(m, __shfl_xor_sync(0xffffffffu, m, o));
     const bool at = LOG && s.a == m;
-    float c = at ? s.b : (1.f + s.b) * ex2((s.a - m) * LOG2E), n = at ? 1.f : 0.f;
+    float c = at ? s.b : rescaled(s, m), n = at ? 1.f : 0.f;
 #pragma unroll
     for (int o = LO; o < HI; o <<= 1) {
       c += __shfl_xor_sync(0xffffffffu, c, o);
       if (LOG) n += __shfl_xor_sync(0xffffffffu, n, o);
     }
-    if (m == -INFINITY) return {m, -1.f};  // every lane empty
-    return {m, c + (n - 1.f)};
+    if (m == -INFINITY) return {m, -ONE};  // every lane empty
+    return {m, c + (n - 1.f) * ONE};
   }
   // Once per row: softmax keeps (max, 2^-16 / sum), log-softmax (max, log(sum)). x - max comes
   // first and is exact when they are close, so inputs of magnitude 1e4 lose nothing to a
@@ -215,7 +253,7 @@ struct Forward {
   // rounding moves the exponent by at most 2^-21 for results from 2^-32 up (3e-7 of the result),
   // and by no more than before below that.
   __device__ static State finish(State s) {
-    return {s.a, LOG ? log1p_small(s.b) : 0x1p-16f / (1.f + s.b)};
+    return {s.a, LOG ? log1p_small(s.b * (1.f / ONE)) : 0x1p-16f / (1.f + s.b)};
   }
   __device__ static float out(State f, float x, float) {
     if (LOG) return (x - f.a) - f.b;
@@ -293,6 +331,17 @@ __device__ __forceinline__ State fold_pairs(const Get& get, const Live& live) {
   for (int i = 1; i < V / 2; ++i) top.raw = max2(top.raw, w[i], T{});
   const float m = maxnan(top[0], top[1]), sh = Op::shift(m);
   float sum[2] = {0.f, 0.f}, ones = 0.f;  // two chains of adds
+  if constexpr (Op::TINY_SUMS) {
+    const float low = Op::lowered(sh);
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (!live(k)) continue;
+      const Pack<T, V> p = get(k);
+#pragma unroll
+      for (int i = 0; i < V; ++i) Op::term_low(sum[i & 1], ones, p[i], sh, low);
+    }
+    return Op::state(m, Op::to_one(sum[0] + sum[1], sh), ones);
+  }
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     if (!live(k)) continue;
