@@ -335,10 +335,11 @@ def test_stored_terms_small_factors(dtype, monkeypatch):
         check_case(case, x=reference.random_input(case.shape, dtype, 22, scale=WIDE_SCALE))
 
 
-# (shape, dim) of log-softmax with one element of 85 a slice: rowWarp (16-bit), rowBlock, rowSplit (bfloat16),
-# rowStream, rowRelay, colsRegs, colsCluster, colsChunks; rowTeam and colsTeam forced below
+# (shape, dim) of log-softmax with one element of 85 or 95 a slice: rowWarp (16-bit), rowBlock, rowSplit
+# (bfloat16), rowStream, rowRelay, rowCluster (rows not in packs), colsRegs, colsCluster, colsChunks; rowTeam and
+# colsTeam forced below
 FAR_MAX_CASES = [((129, 1000), -1), ((5, 3000), -1), ((3, 40004), -1), ((3, 131072), -1), ((2, 300000), -1),
-                 ((8, 16, 1024), 1), ((3, 4000, 72), 1), ((2, 40000, 1032), 1)]
+                 ((3, 20001), -1), ((8, 16, 1024), 1), ((3, 4000, 72), 1), ((2, 40000, 1032), 1)]
 
 
 @pytest.mark.parametrize("value", [85, 95])
