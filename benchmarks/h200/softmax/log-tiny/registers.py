@@ -1,9 +1,7 @@
 """Registers and spills of every softmax kernel instantiation the package builds, against the tree
 before the change (unpacked at OLD: git archive REV src | tar -x -C OLD), with the NVRTC installed
-here (no GPU needed); also whether the machine code of each file's softmax (not log-softmax)
-instantiations is unchanged. From the repository root:
+here (no GPU needed). From the repository root:
 PYTHONPATH=src python3 benchmarks/h200/softmax/log-tiny/registers.py OLD/src"""
-import hashlib
 import json
 import subprocess
 import sys
