@@ -5,7 +5,9 @@ with bias.patch taken out again, in a temporary folder. float32 cases: the same 
 (Forward<true> is unchanged), a control of the timing.
 Each form is checked first (../stored-terms/probe.py's bad_count, inputs of sigma 1), then both are
 timed alternately, ROUNDS rounds (events around batches of 8 calls, the median of 9 batches), beside
-a copy of the same bytes. From this folder: PYTHONPATH=../../../../src python3 ab.py"""
+a copy of the same bytes. From this folder: PYTHONPATH=../../../../src python3 ab.py [PATCH]
+PATCH (default bias.patch): the kernels' change taken out for the form before. With bias64.patch (applied
+to the tree), "before" is the 2^16 form and "after" the 2^64 one, both Forward<true,true>."""
 import dataclasses
 import re
 import shutil
@@ -29,13 +31,14 @@ CASES = [("bfloat16", (16, 8192, 1024), 1), ("bfloat16", (8192, 8192), 0), ("bfl
          ("bfloat16", (64, 4194304), -1), ("bfloat16", (32768, 4096), -1), ("bfloat16", (128, 1024, 1024), 2),
          ("float32", (16, 8192, 1024), 1)]
 ROUNDS = 3
+PATCH = sys.argv[1] if len(sys.argv) > 1 else "bias.patch"
 
 
 def unpatched(kernels: Path) -> Path:
-    """A copy of `kernels` with bias.patch's hunks reversed."""
+    """A copy of `kernels` with PATCH's hunks reversed."""
     out = Path(tempfile.mkdtemp()) / "kernels"
     shutil.copytree(kernels, out)
-    for part in re.split(r"^diff --git ", (HERE / "bias.patch").read_text(), flags=re.M)[1:]:
+    for part in re.split(r"^diff --git ", (HERE / PATCH).read_text(), flags=re.M)[1:]:
         name = re.search(r"^\+\+\+ b/(\S+)", part, re.M).group(1).split("/")[-1]
         path = out / name
         text = path.read_text()
@@ -63,7 +66,7 @@ def main():
         p = plans.Problem(N, shape[d], M, dt, "forward", True)
         new = calls.plan_for(p, 0).choice
         was = {f: getattr(new, f).replace("Forward<true,true>", "Forward<true>")
-               for f in ("expression", "finish", "merge") if getattr(new, f)}
+               for f in ("expression", "finish", "merge") if getattr(new, f) and PATCH == "bias.patch"}
         old = dataclasses.replace(new, source=old_dir / new.source.name, **was)
         forms = {"before": calls.Plan(old, runner(old, N, shape[d], M, 0)),
                  "after": calls.Plan(new, runner(new, N, shape[d], M, 0))}

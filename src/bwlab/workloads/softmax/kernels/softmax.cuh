@@ -150,25 +150,25 @@ struct State { float a, b; };
 // would round away (log-softmax of a dominant element in 16-bit floats is then correctly
 // rounded); softmax, whose 1 / (1 + t) is the same either way, sums every term (one compare and
 // one add an element fewer). The empty state is (-inf, -1): (1 + t) is 0.
-// TINY (bfloat16 log-softmax): t kept in units of 2^-16 (ONE = 2^16, the max's term). At a row's
+// TINY (bfloat16 log-softmax): t kept in units of 2^-64 (ONE = 2^64, the max's term). At a row's
 // max the output is -log1p(t), about -t: a bfloat16 value down to 2^-133, while ex2 flushes terms
-// (and rescales) below 2^-126 to zero; taken 2^16 larger, they stay down to 2^-142. Many terms below
-// that can still add up to a t that is lost (rows of zeros and one 100); 2^64 would keep them too.
-// float32 and float16 need no such outputs (a float32 result's tolerance is absolute there; float16
-// rounds them to 0), and keep the form without the extra constant.
+// (and rescales) below 2^-126 to zero, and many such terms can add up to t. Taken 2^64 larger, terms
+// are kept down to 2^-190, so those dropped add up to less than 2^-159 in a row of 2^31, and a sum
+// stays below 2^96. float32 and float16 need no such outputs (a float32 result's tolerance is
+// absolute there; float16 rounds them to 0), and keep the form without the extra constant.
 template <bool LOG, bool TINY = false>
 struct Forward {
   static_assert(LOG || !TINY, "TINY: log-softmax");
   static const int IN = 1;
   static const bool TINY_SUMS = TINY;
-  static constexpr float ONE = TINY ? 65536.f : 1.f;
+  static constexpr float ONE = TINY ? 0x1p64f : 1.f;
   __device__ static float pad() { return -INFINITY; }
   __device__ static State empty() { return {-INFINITY, -ONE}; }
   // A state's 1 + t (in ONE's units), rescaled from its max a to m >= a; TINY: as e + (t / ONE) e,
   // e = ONE exp(a - m)
   __device__ static float rescaled(State s, float m) {
     if constexpr (TINY) {
-      const float e = ex2(fmaf(s.a - m, LOG2E, 16.f));
+      const float e = ex2(fmaf(s.a - m, LOG2E, 64.f));
       return fmaf(s.b * (1.f / ONE), e, e);
     } else {
       return (1.f + s.b) * ex2((s.a - m) * LOG2E);
@@ -201,22 +201,23 @@ struct Forward {
   static const bool STORES = !LOG;  // softmax's terms may be stored over x on chip (fold_store)
   __device__ static float shift(float m) { return m == -INFINITY ? 0.f : m; }
   __device__ static void term(float& sum, float& ones, float d) {
-    if (LOG && d == 0.f) ones += 1.f; else sum += ex2(TINY ? fmaf(d, LOG2E, 16.f) : d * LOG2E);
+    if (LOG && d == 0.f) ones += 1.f; else sum += ex2(TINY ? fmaf(d, LOG2E, 64.f) : d * LOG2E);
   }
   __device__ static State state(float m, float sum, float ones) { return {m, sum + (ones - 1.f) * ONE}; }
   // TINY's terms where a fold keeps sh (its max, shifted) and low = lowered(sh) in registers: term's
   // fma takes two constants, and NVRTC rematerializes one of them at every term; these are
-  // exp(x - low), low 11 below sh (2^15.9 larger: kept down to 2^-141.9), brought to ONE's units
-  // once a fold (to_one). x == sh finds the max's own terms. sh - 11 is exact for bfloat16 maxima
-  // from 2^-13 to below 2^24 in magnitude (every one checked); past that every term but the max's own
-  // is 0 (the next value is 2^16 or more below), and below 2^-13 low's rounding moves terms by 2^-21.
-  __device__ static float lowered(float sh) { return sh - 11.f; }
+  // exp(x - low), low 44 below sh (2^63.5 larger: kept down to 2^-189.5), brought to ONE's units
+  // once a fold (to_one). x == sh finds the max's own terms. sh - 44 is exact for bfloat16 maxima
+  // from 2^-11 to below 2^26 in magnitude (every one checked); past that every term but the max's own
+  // is 0 (the next value is 2^18 or more below), and below 2^-11 the rounding of low moves the terms
+  // by at most 2^-19.
+  __device__ static float lowered(float sh) { return sh - 44.f; }
   __device__ static void term_low(float& sum, float& ones, float x, float sh, float low) {
     if (x == sh) ones += 1.f; else sum += ex2((x - low) * LOG2E);
   }
-  // A sum of term_low's terms in ONE's units: times 2^(16 - 11 log2e); plus sh - sh, NaN for a max of
+  // A sum of term_low's terms in ONE's units: times 2^(64 - 44 log2e); plus sh - sh, NaN for a max of
   // +inf (whose row is NaN, as torch's), where x == sh took it as the max's own term
-  __device__ static float to_one(float sum, float sh) { return fmaf(sum, 0x1.183544p+0f, sh - sh); }
+  __device__ static float to_one(float sum, float sh) { return fmaf(sum, 0x1.6f742cp+0f, sh - sh); }
   __device__ static State merge(State p, State q) {
     const float m = maxnan(p.a, q.a);
     if (m == -INFINITY) return {m, -ONE};
