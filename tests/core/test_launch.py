@@ -1,6 +1,7 @@
 """PackedLaunch without a GPU: a fake driver reads back the packed arguments at each launch, so
 the pointers a call passes must land in the right slots, by the two-pointer fast path and by
-call_at alike, and a launch retried after binding a context passes the same arguments."""
+call_at alike, and a launch retried after binding a context passes the same arguments. A dependent
+launch goes through cuLaunchKernelEx with the programmatic stream serialization attribute set."""
 import ctypes
 
 import pytest
@@ -14,7 +15,7 @@ class FakeDriver:
     between the failure and the retry would."""
 
     def __init__(self, fail_first=0):
-        self.seen, self.fail_first, self.binds = [], fail_first, 0
+        self.seen, self.fail_first, self.binds, self.ex = [], fail_first, 0, []
 
     def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         p = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
@@ -26,6 +27,17 @@ class FakeDriver:
                 ctypes.c_uint64.from_address(p[i]).value = 0xDEAD
             return launch._INVALID_CONTEXT
         return 0
+
+    def cuLaunchKernelEx(self, config, func, params, extra):
+        """Reads the CUlaunchConfig at cuda.h's offsets: grid and block at 0, shared memory at 24,
+        the stream at 32, the attributes at 40 and their count at 48; an attribute's id at 0, its
+        value at 8."""
+        at = ctypes.addressof(config._obj)  # passed by reference
+        u32 = [ctypes.c_uint32.from_address(at + 4 * i).value for i in range(7)]
+        stream, attrs = ctypes.c_uint64.from_address(at + 32).value, ctypes.c_uint64.from_address(at + 40).value
+        count = ctypes.c_uint32.from_address(at + 48).value
+        self.ex.append((count, ctypes.c_int32.from_address(attrs).value, ctypes.c_int32.from_address(attrs + 8).value))
+        return self.cuLaunchKernel(func, *u32, stream, params, extra)
 
 
 class Fn:
@@ -40,19 +52,27 @@ def driver(monkeypatch):
     return d
 
 
-def _packed():
+def _packed(dependent=False):
     return launch.PackedLaunch(Fn(), (3, 1, 1), (256, 1, 1), [("ptr", 0), ("ptr", 0), ("i64", 7), ("u64", 0),
-                                                               ("u64", 0)], shared=96)
+                                                               ("u64", 0)], shared=96, dependent=dependent)
 
 
-def test_two_pointers_and_any_positions_land_in_their_slots(driver):
-    k = _packed()
+@pytest.mark.parametrize("dependent", [False, True])
+def test_two_pointers_and_any_positions_land_in_their_slots(driver, dependent):
+    k = _packed(dependent)
     k(11, 0xA000, 0xB000)
     k.call_at(12, {0: 0xC000, 1: 0xD000, 3: 5, 4: 6})
     k(13, 0xE000)  # one leading argument: the general path
     assert driver.seen == [((3, 1, 1, 256, 1, 1), 96, 11, [0xA000, 0xB000, 7, 0, 0]),
                            ((3, 1, 1, 256, 1, 1), 96, 12, [0xC000, 0xD000, 7, 5, 6]),
                            ((3, 1, 1, 256, 1, 1), 96, 13, [0xE000, 0xD000, 7, 5, 6])]
+    # a dependent launch: one attribute, programmatic stream serialization (6), allowed (1)
+    assert driver.ex == ([(1, 6, 1)] * 3 if dependent else [])
+
+
+def test_launch_structures_match_cuda_h():
+    assert ctypes.sizeof(launch._LaunchConfig) == 56 and launch._LaunchConfig.attrs.offset == 40
+    assert ctypes.sizeof(launch._LaunchAttribute) == 72 and launch._LaunchAttribute.value.offset == 8
 
 
 @pytest.mark.parametrize("call", [lambda k: k(5, 0x10, 0x20), lambda k: k.call_at(5, {0: 0x10, 1: 0x20})])

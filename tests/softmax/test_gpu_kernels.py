@@ -448,6 +448,54 @@ def test_row_team_takes_many_rows(log, dtype, L, monkeypatch):
     assert ran
 
 
+@pytest.mark.parametrize("kind", ["log", "backward"])
+def test_cols_chunks_dependent_launches_in_order_and_in_graphs(kind, monkeypatch):
+    """colsChunks' merge and write are programmatic dependent launches (sm_90): their blocks start as the
+    launch before drains and wait for it on the GPU. Calls back to back, the second reading what the
+    first wrote, and a call captured in a graph and replayed twice, against the reference; the same
+    kernels launched plainly give the same bits."""
+    import cupy
+
+    import bwlab
+    from bwlab.workloads.softmax.launch import dependent_launches, runner
+
+    case = Case((2, 40000, 1032), "float32", _params(kind, 1))
+    p = W_problem(case)
+    c = plans.cols_chunks(p)
+    ran = _force(monkeypatch, p, c)
+    assert dependent_launches(0)
+    x = W.make_input(case, 31)
+    y, g = x if isinstance(x, tuple) else (x, None)
+
+    def call(a, out):  # the API, which runs the forced plan
+        if g is None:
+            bwlab.softmax(a, 1, log=True, out=out)
+        else:
+            bwlab.softmax_backward(y, a, 1, out=out)
+
+    first, second, plain, graphed = (cupy.empty_like(y) for _ in range(4))
+    for a in (first, second, plain, graphed):
+        verify.poison(a)
+    call(g if g is not None else y, first)
+    call(first, second)  # reads the write launch's output (backward: as its incoming gradient)
+    assert W.check(first, W.reference(case, x)).ok
+    assert W.check(second, W.reference(case, first if g is None else (y, first))).ok
+    ws = cupy.empty(c.workspace_bytes, dtype=cupy.uint8)
+    runner(c, *case.shape, 0, dependent=False)(y.data.ptr, 0 if g is None else g.data.ptr, plain.data.ptr,
+                                                ws.data.ptr, cupy.cuda.get_current_stream().ptr)
+    assert cupy.array_equal(plain.view(cupy.uint32), first.view(cupy.uint32))
+    cupy.cuda.Device().synchronize()
+    st = cupy.cuda.Stream(non_blocking=True)
+    with st:
+        st.begin_capture()
+        call(g if g is not None else y, graphed)
+        graph = st.end_capture()
+    for _ in range(2):
+        graph.launch(st)
+    st.synchronize()
+    assert cupy.array_equal(graphed.view(cupy.uint32), first.view(cupy.uint32)) and len(ran) == 3
+
+
 def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
     """A stream being captured gets the kernel without teams (the graph replays correctly); a
     cooperative launch the GPU refuses (more blocks than it holds) falls back to it for good."""

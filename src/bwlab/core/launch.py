@@ -135,6 +135,8 @@ def _driver():
         lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.restype = ctypes.c_int
         lib.cuStreamIsCapturing.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
         lib.cuStreamIsCapturing.restype = ctypes.c_int
+        lib.cuLaunchKernelEx.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        lib.cuLaunchKernelEx.restype = ctypes.c_int
         _libcuda.append(lib)
     return _libcuda[0]
 
@@ -163,6 +165,13 @@ def allow_shared(fn, nbytes: int) -> None:
 class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint),
                 ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]
+
+
+class _LaunchAttribute(ctypes.Structure):  # CUlaunchAttribute: an id, then a 64-byte union at offset 8
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_int), ("value", ctypes.c_int), ("rest", ctypes.c_uint8 * 60)]
+
+
+_PROGRAMMATIC_STREAM_SERIALIZATION = 6  # CUlaunchAttributeID
 
 
 def max_active_clusters(fn, cluster: int, block, shared: int) -> Optional[int]:
@@ -223,10 +232,12 @@ class PackedLaunch:
     Python work beside the driver's own (5-10 us on the lab's H200 host). args: (C type name,
     value) pairs; types "ptr", "u64", "i64", "i32", and "bytes" (a struct passed by value, given
     as its bytes); shared: dynamic shared memory bytes; cooperative: every block resident at
-    once, or the launch fails (for blocks that wait on each other). Calls are serialised by a
-    lock, so threads may share one."""
+    once, or the launch fails (for blocks that wait on each other); dependent: a programmatic
+    dependent launch (sm_90 on): its blocks may start while the kernel before it on the stream
+    drains, and must wait (griddepcontrol.wait) before touching what that kernel writes. Calls are
+    serialised by a lock, so threads may share one."""
 
-    def __init__(self, fn, grid, block, args, shared: int = 0, cooperative: bool = False):
+    def __init__(self, fn, grid, block, args, shared: int = 0, cooperative: bool = False, dependent: bool = False):
         fields = [(f"a{i}", ctypes.c_uint8 * len(v) if t == "bytes" else _C_TYPES[t])
                   for i, (t, v) in enumerate(args)]
         struct = type("Args", (ctypes.Structure,), {"_fields_": fields})
@@ -240,6 +251,12 @@ class PackedLaunch:
         self._shared = int(shared)
         self._lock = threading.Lock()
         self._coop = cooperative
+        self._config = None
+        if dependent:
+            assert not cooperative
+            self._attr = _LaunchAttribute(_PROGRAMMATIC_STREAM_SERIALIZATION, 0, 1)
+            self._config = _LaunchConfig((ctypes.c_uint * 3)(*self._dims[:3]), (ctypes.c_uint * 3)(*self._dims[3:]),
+                                         self._shared, None, ctypes.addressof(self._attr), 1)
         # most calls rewrite just the two data pointers: set directly, about a microsecond less
         self._two = len(args) >= 2 and all(t in ("ptr", "u64") for t, _ in args[:2])
 
@@ -255,6 +272,9 @@ class PackedLaunch:
         self.call_at(stream, dict(enumerate(leading)))
 
     def _launch(self, stream: int) -> int:
+        if self._config is not None:
+            self._config.stream = stream
+            return _driver().cuLaunchKernelEx(ctypes.byref(self._config), self._func, self._params, None)
         if self._coop:
             return _driver().cuLaunchCooperativeKernel(self._func, *self._dims, self._shared, stream, self._params)
         return _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
@@ -282,5 +302,7 @@ class PackedLaunch:
             raise LaunchTooLarge(f"cuLaunchCooperativeKernel: {self._dims[0] * self._dims[1] * self._dims[2]} blocks "
                                  "are more than the GPU holds at once here")
         if err:
-            raise RuntimeError(f"{'cuLaunchCooperativeKernel' if self._coop else 'cuLaunchKernel'} failed "
+            name = "cuLaunchKernelEx" if self._config is not None else (
+                "cuLaunchCooperativeKernel" if self._coop else "cuLaunchKernel")
+            raise RuntimeError(f"{name} failed "
                                f"with CUDA error {err}")

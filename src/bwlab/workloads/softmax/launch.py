@@ -2,7 +2,7 @@
 PackedLaunch per kernel), so the public API and the ladder share one launch path."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from ...core import launch as core_launch
 from .plans import MERGE_BY, Choice, Problem, team_choice
@@ -36,8 +36,17 @@ def team_blocks(p: Problem, device: int) -> int:
         return core_launch.resident_blocks(fn, c.block[0], c.smem, device)
 
 
-def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int, int, int, int, int], None]:
-    """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0."""
+def dependent_launches(device: int) -> bool:
+    """Whether a plan's later launches may start as the one before drains (programmatic dependent
+    launch: sm_90 on)."""
+    return int(core_launch.arch_of(device).removeprefix("sm_")) >= 90
+
+
+def runner(choice: Choice, N: int, L: int, M: int, device: int,
+           dependent: Optional[bool] = None) -> Callable[[int, int, int, int, int], None]:
+    """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0.
+    dependent (None: where the GPU has them): colsChunks' merge and write launched as programmatic
+    dependents, so their blocks start while the launch before drains."""
     fn = _function(choice.source, choice.expression, choice.smem, device, choice.cluster)
     if choice.args == "plain":
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block,
@@ -63,10 +72,12 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int) -> Callable[[int
         rows = [("i64", choice.extra[0])]
         part = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 3 + dims + rows)
         merge = _function(choice.source, choice.merge, 0, device)
+        dep = dependent_launches(device) if dependent is None else dependent
         mid = core_launch.PackedLaunch(merge, choice.merge_grid, (32, MERGE_BY, 1),
-                                       [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", M), ("i64", choice.chunks)])
+                                       [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", M), ("i64", choice.chunks)],
+                                       dependent=dep)
         last = core_launch.PackedLaunch(_function(choice.source, choice.finish, 0, device), choice.grid, choice.block,
-                                        [("ptr", 0)] * 4 + dims + rows)
+                                        [("ptr", 0)] * 4 + dims + rows, dependent=dep)
         fin_offset = 8 * N * M * choice.chunks
 
         def chunked(a, b, y, ws, s):

@@ -500,8 +500,9 @@ def chunk_rows(p: Problem) -> int:
 
 def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: int = 4) -> Choice:
     """Three launches, x read twice: chunks of `rows` rows (0: chunk_rows) folded into states per
-    column, the states merged, the chunks written; blocks of (lx, by), lx packs of columns each,
-    `unroll` packs a thread in flight in the write."""
+    column, the states merged, the chunks written (the last two programmatic dependent launches
+    where the GPU has them: launch.runner); blocks of (lx, by), lx packs of columns each, `unroll`
+    packs a thread in flight in the write."""
     rows = rows or chunk_rows(p)
     v = p.vec
     chunks = cdiv(p.L, rows)

@@ -12,7 +12,24 @@
 //               stores, [4, 32768, 1024] float32 ran at 45% of a copy, with them at 60%.
 // Neighbouring blocks take neighbouring columns of the same rows, so the GPU reads whole rows
 // of memory at a time. M % V == 0; V > 1 only with 16-byte aligned pointers.
+// On sm_90 the merge and the write are programmatic dependent launches: each launch lets the next
+// start as soon as its blocks are all running, so the next one's blocks take the SMs its last wave
+// frees (and its launch latency is hidden), and wait there for it to finish before reading what it
+// wrote. Launched plainly, the wait returns at once.
 #include "softmax.cuh"
+
+__device__ __forceinline__ void start_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Until the launch before this one has finished and its writes are visible
+__device__ __forceinline__ void wait_for_prior() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 // Blocks an SM must hold: 64 registers a thread (128 for colsPartial's gradients, which spill
 // at 64 and 80). Left to choose, NVRTC settled some instantiations at 32-48 and spilled.
@@ -37,6 +54,7 @@ colsPartial(const T* __restrict__ a, const T* __restrict__ b, State* __restrict_
   const ChunkBlock at(blockIdx.x, M, V, LX);
   const i64 chunks = (L + R - 1) / R, lo = at.chunk * R, hi = min(L, lo + R);
   const bool live = at.m < M;
+  start_dependents();
   for (i64 n = blockIdx.y; n < N; n += gridDim.y) {
     const i64 base = n * L * M + at.m;
     State s[V];
@@ -64,6 +82,8 @@ __global__ void __launch_bounds__(32 * BY) colsMerge(const State* __restrict__ w
   const int tx = threadIdx.x, ty = threadIdx.y;
   const i64 col_blocks = (M + 31) / 32;
   const i64 n = blockIdx.x / col_blocks, m = (blockIdx.x % col_blocks) * 32 + tx;
+  start_dependents();
+  wait_for_prior();
   State s = Op::empty();
   if (m < M) {
     const State* src = ws + n * chunks * M + m;
@@ -94,6 +114,7 @@ colsFinish(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
   const ChunkBlock at((i64)gridDim.x - 1 - blockIdx.x, M, V, LX);
   if (at.m >= M) return;
   const i64 lo = at.chunk * R, hi = min(L, lo + R);
+  wait_for_prior();
   for (i64 n = (i64)gridDim.y - 1 - blockIdx.y; n < N; n += gridDim.y) {
     State f[V];
 #pragma unroll
