@@ -289,14 +289,14 @@ def test_row_team_forced(blocks, teams, log, monkeypatch):
 
 
 def _one_far_above(shape, dim, dtype, seed, value=85, x=None):
-    """Normal values (sigma 1; or x) with one element of `value` (85, 95 or 99) in each row (dim -1) or
+    """Normal values (sigma 1; or x) with one element of `value` (85, 95 or 98.5) in each row (dim -1) or
     column (dim 1 of a 3-D shape): with 85, the other groups' maxima lie about 82 below their row's, so
     their outputs (about 2^-127 to 2^-118, bfloat16 and float32 values) take stored terms' small factors."""
     import cupy
 
     x = reference.random_input(shape, dtype, seed, scale=1.0) if x is None else x
     big = {"float32": np.float32(value), "float16": np.float16(value),
-           "bfloat16": np.uint16({85: 0x42AA, 95: 0x42BE, 99: 0x42C6}[value])}[dtype]
+           "bfloat16": np.uint16({85: 0x42AA, 95: 0x42BE, 98.5: 0x42C5}[value])}[dtype]
     if dim == -1:
         n = cupy.arange(shape[0])
         x[n, (n * 7919 + 3) % shape[1]] = big
@@ -365,11 +365,11 @@ def test_log_softmax_at_a_far_max(dtype, value, monkeypatch):
 
 
 def test_log_softmax_at_a_max_above_many_flushed_terms(monkeypatch):
-    """bfloat16 log-softmax of zeros with one 99 a slice: each other term, e^-99 (2^-142.8), lies below
-    what a sum kept 2^16 larger would hold (terms below 2^-126 flush), yet together they make t, a
-    bfloat16 value (2^-132.9 at 1000 elements, 2^-124.6 at 300000), which the output at the max keeps
-    within a unit in the last place. Every kernel family of the far-max test whose slices hold 1000
-    elements or more."""
+    """bfloat16 log-softmax of zeros with one 98.5 a slice: each other term, e^-98.5 (2^-142.1), lies
+    below what a sum kept 2^16 larger would hold (2^-142), yet together they make t, a bfloat16 value
+    (2^-132.1 at 1000 elements, two units of 2^-133; 2^-123.9 at 300000), which the output at the max
+    keeps within a unit in the last place; with those terms flushed it would be 0, two units or more
+    off. Every kernel family of the far-max test whose slices hold 1000 elements or more."""
     import cupy
 
     cases = [(Case(shape, "bfloat16", _params("log", dim)), None) for shape, dim in FAR_MAX_CASES
@@ -379,11 +379,11 @@ def test_log_softmax_at_a_max_above_many_flushed_terms(monkeypatch):
     for case, forced in cases:
         ran = _force(monkeypatch, W_problem(case), forced) if forced is not None else [True]
         dim = case.params[0][1]
-        x = _one_far_above(case.shape, dim, "bfloat16", 0, 99, x=cupy.zeros(case.shape, dtype=cupy.uint16))
+        x = _one_far_above(case.shape, dim, "bfloat16", 0, 98.5, x=cupy.zeros(case.shape, dtype=cupy.uint16))
         exp = check_case(case, x=x)
         slices = exp.ref.size // case.shape[dim]
-        # the test can fail: each slice's max has such an output, 0 if the terms are flushed
-        assert np.count_nonzero((exp.ref < -2.0 ** -134) & (exp.ref > -2.0 ** -120)) == slices, case.label
+        # the input is as intended: each slice's max has such an output (check_case held the kernel's to it)
+        assert np.count_nonzero((exp.ref < -2.0 ** -132.5) & (exp.ref > -2.0 ** -120)) == slices, case.label
         assert ran, case.label  # the forced kernel ran, not the dispatch's
 
 
@@ -463,7 +463,8 @@ def test_cols_chunks_dependent_launches_in_order_and_in_graphs(kind, monkeypatch
     p = W_problem(case)
     c = plans.cols_chunks(p)
     ran = _force(monkeypatch, p, c)
-    assert dependent_launches(0)
+    if not dependent_launches(0):
+        pytest.skip("programmatic dependent launches need compute capability 9.0")
     x = W.make_input(case, 31)
     y, g = x if isinstance(x, tuple) else (x, None)
 

@@ -455,7 +455,7 @@ def test_every_dispatched_expression_is_built(dtype, op):
 
 
 def test_only_bfloat16_log_softmax_keeps_its_sum_larger():
-    """Forward<true,true> (t in units of 2^-16, so that terms below 2^-126 count) for bfloat16
+    """Forward<true,true> (t in units of 2^-64, so that terms below 2^-126 count) for bfloat16
     log-softmax alone, on every kernel the dispatch picks for it; the rest keep their Op."""
     for dtype in ("float32", "bfloat16", "float16"):
         for op, log in (("forward", False), ("forward", True), ("backward", False), ("backward", True)):

@@ -1,4 +1,4 @@
-# The session's last device call (nvidia-h200), from the repository root; output under $OUT. See COMMAND.
+# The last device call of the day (nvidia-h200), from the repository root; output under $OUT. See COMMAND.
 export BWLAB_CACHE=/tmp/bwc PYTHONPATH=src
 start=$(date +%s)
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 || exit 3

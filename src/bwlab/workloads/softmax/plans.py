@@ -99,7 +99,7 @@ def op_type(p: Problem) -> str:
     """The kernel's Op: bfloat16 log-softmax keeps its sum 2^64 larger (Forward<true,true>), so that
     terms below 2^-126 are not flushed: at a row's max, where every other element lies more than about
     87.3 below it, its output -log(1 + t) is a bfloat16 value down to 2^-133, and terms are kept down
-    to 2^-190, so that even 2^31 flushed ones add up to less than 2^-159."""
+    to 2^-189.5, so that even 2^31 flushed ones add up to less than 2^-158."""
     if p.op == "forward" and p.log and p.dtype == "bfloat16":
         return "Forward<true,true>"
     return OPS[p.op, p.log]

@@ -153,7 +153,7 @@ struct State { float a, b; };
 // TINY (bfloat16 log-softmax): t kept in units of 2^-64 (ONE = 2^64, the max's term). At a row's
 // max the output is -log1p(t), about -t: a bfloat16 value down to 2^-133, while ex2 flushes terms
 // (and rescales) below 2^-126 to zero, and many such terms can add up to t. Taken 2^64 larger, terms
-// are kept down to 2^-190, so those dropped add up to less than 2^-159 in a row of 2^31, and a sum
+// are kept down to 2^-189.5, so those dropped add up to less than 2^-158 in a row of 2^31, and a sum
 // stays below 2^96. float32 and float16 need no such outputs (a float32 result's tolerance is
 // absolute there; float16 rounds them to 0), and keep the form without the extra constant.
 template <bool LOG, bool TINY = false>
@@ -215,7 +215,8 @@ struct Forward {
   __device__ static void term_low(float& sum, float& ones, float x, float sh, float low) {
     if (x == sh) ones += 1.f; else sum += ex2((x - low) * LOG2E);
   }
-  // A sum of term_low's terms in ONE's units: times 2^(64 - 44 log2e); plus sh - sh, NaN for a max of
+  // A sum of term_low's terms in ONE's units: times 2^(64 - 44 LOG2E), LOG2E the float the terms use
+  // (as term's exponent); plus sh - sh, NaN for a max of
   // +inf (whose row is NaN, as torch's), where x == sh took it as the max's own term
   __device__ static float to_one(float sum, float sh) { return fmaf(sum, 0x1.6f742cp+0f, sh - sh); }
   __device__ static State merge(State p, State q) {
