@@ -505,3 +505,37 @@ def test_stored_terms_only_for_softmax_on_chip(dtype, op, log):
     narrow = plans.cols_cluster(Problem(4, 32768, 1024, dtype, op, log), 256, plans.SMEM_MAX, (16,))
     assert plans.strip(narrow) < 128 and not narrow.expression.endswith(",true >")
     assert not plans.stored_terms(Problem(1024, 131071, 1, dtype, op, log))  # rows not in packs
+
+
+@pytest.mark.parametrize("arch, dependent", [("sm_90", True), ("sm_100", True), ("sm_80", False)])
+def test_cols_chunks_launches_merge_and_write_as_dependents(arch, dependent, monkeypatch):
+    """colsChunks' runner: the partial pass a plain launch, the merge and the write programmatic dependents
+    (cuLaunchKernelEx) on compute capability 9.0 and later, plain before; a fake driver records them."""
+    import ctypes
+
+    from bwlab.core import launch as core_launch
+    from bwlab.workloads.softmax import launch
+
+    class Fn:
+        ptr = 1
+
+    calls = []
+
+    class Driver:
+        def cuLaunchKernel(self, *a):
+            calls.append("plain")
+            return 0
+
+        def cuLaunchKernelEx(self, config, *a):
+            at = ctypes.addressof(config._obj)
+            attrs = ctypes.c_uint64.from_address(at + 40).value
+            calls.append(("dependent", ctypes.c_int32.from_address(attrs).value))
+            return 0
+
+    monkeypatch.setattr(launch, "_function", lambda *a, **k: Fn())
+    monkeypatch.setattr(core_launch, "_driver", lambda: Driver())
+    monkeypatch.setattr(core_launch, "_archs", {0: arch})
+    p = Problem(4, 32768, 1024, "bfloat16", "backward")
+    c = plans.cols_chunks(p)
+    launch.runner(c, 4, 32768, 1024, 0)(0x1000, 0x2000, 0x3000, 0x4000, 0)
+    assert calls == ["plain"] + ([("dependent", 6)] * 2 if dependent else ["plain"] * 2)
