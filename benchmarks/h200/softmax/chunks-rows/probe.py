@@ -1,0 +1,101 @@
+"""colsChunks with blocks as wide as the row (lx packs covering all M columns, so a block reads whole
+rows of memory, as a pointwise kernel would) against the dispatch's geometry (32 packs x 8 rows), on
+the strided bfloat16 cases where colsChunks runs or is near: softmax and log-softmax gradients and
+forward passes down dim 1. Each geometry launched directly, its output (poisoned first) checked
+against float64, then timed beside a copy of the same bytes (../meet-tree/probe.py's measure); the
+public API and torch.compile the same way; ROUNDS rounds. From this folder:
+PYTHONPATH=../../../../src python3 probe.py"""
+import sys
+from pathlib import Path
+
+import torch
+
+import bwlab
+from bwlab.core import build
+from bwlab.workloads.softmax import plans
+from bwlab.workloads.softmax.launch import runner
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "meet-tree"))
+from probe import bad_count, columns, measure, against_copy  # noqa: E402
+
+ROUNDS = 2
+# (label, rows a chunk, lx packs, by rows, unroll)
+GEOMETRIES = [("dispatch", 0, 32, 8, 4), ("64x4", 0, 64, 4, 4), ("128x2", 0, 128, 2, 4), ("128x4", 0, 128, 4, 4),
+              ("128x1", 0, 128, 1, 4), ("128x2 R512", 512, 128, 2, 4), ("128x2 U8", 0, 128, 2, 8)]
+# (op, log, shape)
+CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 1024)),
+         ("forward", False, (4, 32768, 1024)), ("forward", True, (4, 32768, 1024)),
+         ("backward", False, (1, 32768, 4096))]
+DT = torch.bfloat16
+
+
+def bad_logbwd(out, y, g, dim):
+    yd, gd = y.double(), g.double()
+    e = yd.exp()
+    ref = gd - e * gd.sum(dim, keepdim=True)
+    scale = ref.abs() + gd.abs() + e * gd.abs().sum(dim, keepdim=True)
+    bad = ~((out.double() - ref).abs() <= 2 ** -7 * scale + 1e-6)
+    return int(bad.sum())
+
+
+def chosen(case):
+    op, log, shape = case
+    return [plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log), r, by, lx, u) for _, r, lx, by, u in GEOMETRIES]
+
+
+def main():
+    ex = sorted({e for case in CASES for c in chosen(case) for e in (c.expression, c.finish, c.merge)})
+    res = build.compile_each(plans.SRC["colschunks"], ex, "sm_90", jobs=16).resources
+    s = torch.cuda.current_stream().cuda_stream
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    print(f"{'op':7} {'shape':14} {'rnd':3} {'geometry':12} {'regs':>7} {'bad':>4} {'ms':>8} {'GB/s':>6} {'%copy':>6}",
+          flush=True)
+    for rnd in range(1, ROUNDS + 1):
+        for case in CASES:
+            op, log, shape = case
+            name = ("log" if log else "") + ("bwd" if op == "backward" else "fwd")
+            sh = "x".join(map(str, shape))
+            x = (torch.randn(*shape, device="cuda", generator=gen) * 3).to(DT)
+            out = torch.empty_like(x)
+            if op == "backward":
+                a = (torch.log_softmax if log else torch.softmax)(x.float(), 1).to(DT)
+                b = torch.randn(*shape, device="cuda", generator=gen).to(DT)
+                moved = 3 * x.numel() * 2
+                check = (lambda a=a, b=b, log=log: bad_logbwd(out, a, b, 1) if log else bad_count(out, a, b, 1, "bwd"))
+                api = (lambda a=a, b=b, log=log: bwlab.softmax_backward(a, b, 1, log=log, out=out))
+                f = torch.ops.aten._log_softmax_backward_data if log else torch.ops.aten._softmax_backward_data
+                tc = torch.compile(lambda a, b, f=f: f(b, a, 1, DT), dynamic=False)
+                ref_call = (lambda a=a, b=b, tc=tc: tc(a, b))
+            else:
+                a, b = x, None
+                moved = 2 * x.numel() * 2
+                check = (lambda a=a, log=log: bad_count(out, a, None, 1, "log" if log else "fwd"))
+                api = (lambda a=a, log=log: bwlab.softmax(a, 1, log=log, out=out))
+                tc = torch.compile(lambda a, log=log: (torch.log_softmax if log else torch.softmax)(a, 1), dynamic=False)
+                ref_call = (lambda a=a, tc=tc: tc(a))
+            lines = [("API", api, None)]
+            for (label, *_), c in zip(GEOMETRIES, chosen(case)):
+                ws = torch.empty(c.workspace_bytes, dtype=torch.uint8, device="cuda")
+                run = runner(c, *shape, 0)
+                bp = 0 if b is None else b.data_ptr()
+                lines.append((label, (lambda run=run, ws=ws, a=a, bp=bp: run(a.data_ptr(), bp, out.data_ptr(),
+                                                                                ws.data_ptr(), s)),
+                              f"{res[c.expression].registers}/{res[c.finish].registers}"))
+            for label, fn, regs in lines:
+                out.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                bad = check()
+                _, ms, copy = measure(fn, out, a, b, 1, "x", moved, check=False)
+                print(f"{name:7} {sh:14} r{rnd:<2} {label:12} {regs or '':>7} " + columns(bad, ms, copy, moved),
+                      flush=True)
+            with torch.no_grad():
+                ref_call()
+                ms, copy = against_copy(ref_call, moved)
+            print(f"{name:7} {sh:14} r{rnd:<2} {'torch.compile':12} {'':>7} " + columns(-1, ms, copy, moved), flush=True)
+            x = a = b = out = None
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
