@@ -1,10 +1,13 @@
-"""colsChunks with blocks as wide as the row (lx packs covering all M columns, so a block reads whole
+"""`probe.py`: colsChunks with blocks as wide as the row (lx packs covering all M columns, so a block reads whole
 rows of memory, as a pointwise kernel would) against the dispatch's geometry (32 packs x 8 rows), on
 the strided bfloat16 cases where colsChunks runs or is near: softmax and log-softmax gradients and
 forward passes down dim 1. Each geometry launched directly, its output (poisoned first) checked
 against float64, then timed beside a copy of the same bytes (../meet-tree/probe.py's measure); the
 public API and torch.compile the same way; ROUNDS rounds. From this folder:
-PYTHONPATH=../../../../src python3 probe.py"""
+PYTHONPATH=../../../../src python3 probe.py [partial]
+`partial`: the dispatch's geometry with colsPartial's packs in flight (U) and blocks an SM (B) forced,
+through its template arguments."""
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -26,7 +29,9 @@ GEOMETRIES = [("dispatch", 0, 32, 8, 4), ("64x4", 0, 64, 4, 4), ("128x2", 0, 128
 CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 1024)),
          ("forward", False, (4, 32768, 1024)), ("forward", True, (4, 32768, 1024)),
          ("backward", False, (1, 32768, 4096))]
+PARTIALS = [("dispatch", 0, 0), ("U8", 8, 0), ("B4", 4, 4), ("B4 U8", 8, 4), ("B3", 4, 3), ("U6", 6, 0)]
 DT = torch.bfloat16
+MODE = sys.argv[1] if len(sys.argv) > 1 else "rows"
 
 
 def bad_logbwd(out, y, g, dim):
@@ -38,8 +43,19 @@ def bad_logbwd(out, y, g, dim):
     return int(bad.sum())
 
 
+def with_partial(c, u, blocks):
+    """c with colsPartial<..., U, BLOCKS> (0: the default)."""
+    if not u:
+        return c
+    tail = f",{u}" + (f",{blocks}" if blocks else "")
+    return dataclasses.replace(c, expression=c.expression[:-2] + tail + " >")
+
+
 def chosen(case):
     op, log, shape = case
+    if MODE == "partial":
+        c = plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log))
+        return [with_partial(c, u, b) for _, u, b in PARTIALS]
     return [plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log), r, by, lx, u) for _, r, lx, by, u in GEOMETRIES]
 
 
@@ -74,7 +90,7 @@ def main():
                 tc = torch.compile(lambda a, log=log: (torch.log_softmax if log else torch.softmax)(a, 1), dynamic=False)
                 ref_call = (lambda a=a, tc=tc: tc(a))
             lines = [("API", api, None)]
-            for (label, *_), c in zip(GEOMETRIES, chosen(case)):
+            for (label, *_), c in zip(PARTIALS if MODE == "partial" else GEOMETRIES, chosen(case)):
                 ws = torch.empty(c.workspace_bytes, dtype=torch.uint8, device="cuda")
                 run = runner(c, *shape, 0)
                 bp = 0 if b is None else b.data_ptr()

@@ -46,8 +46,8 @@ struct ChunkBlock {
   }
 };
 
-template <typename T, int V, int LX, int BY, class Op>
-__global__ void __launch_bounds__(LX * BY, PARTIAL_BLOCKS(LX * BY, Op::IN))
+template <typename T, int V, int LX, int BY, class Op, int U = 4, int BLOCKS = PARTIAL_BLOCKS(LX * BY, Op::IN)>
+__global__ void __launch_bounds__(LX * BY, BLOCKS)
 colsPartial(const T* __restrict__ a, const T* __restrict__ b, State* __restrict__ ws, i64 N, i64 L, i64 M, i64 R) {
   __shared__ State part[BY][LX * V];
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -60,7 +60,7 @@ colsPartial(const T* __restrict__ a, const T* __restrict__ b, State* __restrict_
     State s[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) s[v] = Op::empty();
-    if (live) fold_rows<T, V, BY, Op>(s, a, b, base, M, lo + ty, hi);
+    if (live) fold_rows<T, V, BY, Op, U>(s, a, b, base, M, lo + ty, hi);
 #pragma unroll
     for (int v = 0; v < V; ++v) part[ty][tx * V + v] = s[v];
     __syncthreads();

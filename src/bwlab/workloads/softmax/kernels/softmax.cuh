@@ -465,24 +465,24 @@ __device__ __forceinline__ State fold_packs(const Pack<T, V> (&pa)[K], const Pac
 }
 
 // Rows first, first + BY, ... below hi of one pack of columns (at `base`, rows M apart) folded into
-// the V states of its columns, four packs in flight (the strided two-read kernels).
-template <typename T, int V, int BY, class Op>
+// the V states of its columns, U packs in flight (the strided two-read kernels).
+template <typename T, int V, int BY, class Op, int U = 4>
 __device__ __forceinline__ void fold_rows(State (&s)[V], const T* a, const T* b, i64 base, i64 M, i64 first,
                                           i64 hi) {
   i64 i = first;
-  for (; i + 3 * BY < hi; i += 4 * BY) {
-    Pack<T, V> pa[4], pb[4];
+  for (; i + (U - 1) * BY < hi; i += U * BY) {
+    Pack<T, V> pa[U], pb[U];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) {
+    for (int u = 0; u < U; ++u) {
       pa[u].load(a + base + (i + u * BY) * M);
       if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
     }
 #pragma unroll
     for (int v = 0; v < V; ++v) {
-      float va[4], vb[4];
+      float va[U], vb[U];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) { va[u] = pa[u][v]; vb[u] = Op::IN == 2 ? pb[u][v] : 0.f; }
-      Op::template fold<4>(s[v], va, vb);
+      for (int u = 0; u < U; ++u) { va[u] = pa[u][v]; vb[u] = Op::IN == 2 ? pb[u][v] : 0.f; }
+      Op::template fold<U>(s[v], va, vb);
     }
   }
   for (; i < hi; i += BY) {
