@@ -5,6 +5,8 @@ forward passes down dim 1. Each geometry launched directly, its output (poisoned
 against float64, then timed beside a copy of the same bytes (../meet-tree/probe.py's measure); the
 public API and torch.compile the same way; ROUNDS rounds. From this folder:
 PYTHONPATH=../../../../src python3 probe.py [partial]
+`confirm`: log-softmax gradients, the partial pass as before (4 packs in flight, 2 blocks an SM)
+against the kept 8 and 4, also float32 and [1, 32768, 4096] (3 rounds).
 `partial`: the dispatch's geometry with colsPartial's packs in flight (U) and blocks an SM (B) forced,
 through its template arguments."""
 import dataclasses
@@ -32,6 +34,11 @@ CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 10
 PARTIALS = [("dispatch", 0, 0), ("U8", 8, 0), ("B4", 4, 4), ("B4 U8", 8, 4), ("B3", 4, 3), ("U6", 6, 0)]
 DT = torch.bfloat16
 MODE = sys.argv[1] if len(sys.argv) > 1 else "rows"
+CONFIRM = [("before U4 B2", 4, 2), ("kept U8 B4", 8, 4)]
+if MODE == "confirm":
+    ROUNDS = 3
+    CASES = [("backward", True, (4, 32768, 1024), torch.bfloat16), ("backward", True, (1, 32768, 4096), torch.bfloat16),
+             ("backward", True, (2, 65536, 1024), torch.float32)]
 
 
 def bad_logbwd(out, y, g, dim):
@@ -39,7 +46,8 @@ def bad_logbwd(out, y, g, dim):
     e = yd.exp()
     ref = gd - e * gd.sum(dim, keepdim=True)
     scale = ref.abs() + gd.abs() + e * gd.abs().sum(dim, keepdim=True)
-    bad = ~((out.double() - ref).abs() <= 2 ** -7 * scale + 1e-6)
+    tol = 1e-5 if out.dtype == torch.float32 else 2 ** -7
+    bad = ~((out.double() - ref).abs() <= tol * scale + 1e-6)
     return int(bad.sum())
 
 
@@ -47,15 +55,17 @@ def with_partial(c, u, blocks):
     """c with colsPartial<..., U, BLOCKS> (0: the default)."""
     if not u:
         return c
+    head = ",".join(c.expression.split(",")[:5]).removesuffix(" >")  # colsPartial<T,V,LX,BY,Op<...>
     tail = f",{u}" + (f",{blocks}" if blocks else "")
-    return dataclasses.replace(c, expression=c.expression[:-2] + tail + " >")
+    return dataclasses.replace(c, expression=head + tail + " >")
 
 
 def chosen(case):
-    op, log, shape = case
-    if MODE == "partial":
-        c = plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log))
-        return [with_partial(c, u, b) for _, u, b in PARTIALS]
+    op, log, shape, *dt = case
+    name = "float32" if dt and dt[0] == torch.float32 else "bfloat16"
+    if MODE in ("partial", "confirm"):
+        c = plans.cols_chunks(plans.Problem(*shape, name, op, log))
+        return [with_partial(c, u, b) for _, u, b in (PARTIALS if MODE == "partial" else CONFIRM)]
     return [plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log), r, by, lx, u) for _, r, lx, by, u in GEOMETRIES]
 
 
@@ -68,29 +78,31 @@ def main():
           flush=True)
     for rnd in range(1, ROUNDS + 1):
         for case in CASES:
-            op, log, shape = case
+            op, log, shape, *dt = case
+            DT = dt[0] if dt else torch.bfloat16
             name = ("log" if log else "") + ("bwd" if op == "backward" else "fwd")
-            sh = "x".join(map(str, shape))
+            sh = "x".join(map(str, shape)) + (" f32" if DT == torch.float32 else "")
             x = (torch.randn(*shape, device="cuda", generator=gen) * 3).to(DT)
             out = torch.empty_like(x)
             if op == "backward":
                 a = (torch.log_softmax if log else torch.softmax)(x.float(), 1).to(DT)
                 b = torch.randn(*shape, device="cuda", generator=gen).to(DT)
-                moved = 3 * x.numel() * 2
+                moved = 3 * x.numel() * x.element_size()
                 check = (lambda a=a, b=b, log=log: bad_logbwd(out, a, b, 1) if log else bad_count(out, a, b, 1, "bwd"))
                 api = (lambda a=a, b=b, log=log: bwlab.softmax_backward(a, b, 1, log=log, out=out))
                 f = torch.ops.aten._log_softmax_backward_data if log else torch.ops.aten._softmax_backward_data
-                tc = torch.compile(lambda a, b, f=f: f(b, a, 1, DT), dynamic=False)
+                tc = torch.compile(lambda a, b, f=f, dt=DT: f(b, a, 1, dt), dynamic=False)
                 ref_call = (lambda a=a, b=b, tc=tc: tc(a, b))
             else:
                 a, b = x, None
-                moved = 2 * x.numel() * 2
+                moved = 2 * x.numel() * x.element_size()
                 check = (lambda a=a, log=log: bad_count(out, a, None, 1, "log" if log else "fwd"))
                 api = (lambda a=a, log=log: bwlab.softmax(a, 1, log=log, out=out))
                 tc = torch.compile(lambda a, log=log: (torch.log_softmax if log else torch.softmax)(a, 1), dynamic=False)
                 ref_call = (lambda a=a, tc=tc: tc(a))
             lines = [("API", api, None)]
-            for (label, *_), c in zip(PARTIALS if MODE == "partial" else GEOMETRIES, chosen(case)):
+            labels = {"partial": PARTIALS, "confirm": CONFIRM}.get(MODE, GEOMETRIES)
+            for (label, *_), c in zip(labels, chosen(case)):
                 ws = torch.empty(c.workspace_bytes, dtype=torch.uint8, device="cuda")
                 run = runner(c, *shape, 0)
                 bp = 0 if b is None else b.data_ptr()

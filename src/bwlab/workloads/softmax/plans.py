@@ -508,7 +508,11 @@ def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: in
     chunks = cdiv(p.L, rows)
     op, ct = op_type(p), CTYPE[p.dtype]
     grid = (cdiv(p.M, lx * v) * chunks, min(p.N, GRID_Y), 1)
-    return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{lx},{by},{op} >", grid, (lx, by, 1), 0,
+    # log-softmax gradients fold g alone (a sum, no exp): 8 packs in flight at 4 blocks an SM fit in
+    # 64 registers, twice the bytes in flight a partial pass keeps by default. On the H200 at bfloat16
+    # [4, 32768, 1024] 2.6% faster (benchmarks/h200/softmax/chunks-rows); other folds lost or spilled.
+    deep = f",8,{max(1, 1024 // (lx * by))}" if p.op == "backward" and p.log else ""
+    return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{lx},{by},{op}{deep} >", grid, (lx, by, 1), 0,
                   "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >",
                   merge=f"colsMerge<{MERGE_BY},{op} >",
                   merge_grid=(p.N * cdiv(p.M, 32), 1, 1), chunks=chunks, extra=(rows,),
