@@ -539,3 +539,15 @@ def test_cols_chunks_launches_merge_and_write_as_dependents(arch, dependent, mon
     c = plans.cols_chunks(p)
     launch.runner(c, 4, 32768, 1024, 0)(0x1000, 0x2000, 0x3000, 0x4000, 0)
     assert calls == ["plain"] + ([("dependent", 6)] * 2 if dependent else ["plain"] * 2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_cols_chunks_partial_depth(dtype):
+    """colsChunks' first launch: log-softmax gradients (a fold of g alone) keep 8 packs in flight at as many
+    blocks as fill 1024 threads an SM; every other fold keeps the kernel's defaults."""
+    for op, log in (("forward", False), ("forward", True), ("backward", False), ("backward", True)):
+        c = plans.cols_chunks(Problem(4, 32768, 1024, dtype, op, log))
+        assert c.expression.endswith(",8,4 >") == (op == "backward" and log), (op, log, c.expression)
+        assert c.expression.endswith("> >") != (op == "backward" and log)  # the defaults: no arguments
+    narrow = plans.cols_chunks(Problem(4, 32768, 1024, dtype, "backward", True), by=16, lx=32)
+    assert narrow.expression.endswith(",8,2 >")
