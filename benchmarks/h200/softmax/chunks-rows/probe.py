@@ -7,6 +7,8 @@ public API and torch.compile the same way; ROUNDS rounds. From this folder:
 PYTHONPATH=../../../../src python3 probe.py [partial]
 `confirm`: log-softmax gradients, the partial pass as before (4 packs in flight, 2 blocks an SM)
 against the kept 8 and 4, also float32 and [1, 32768, 4096] (3 rounds).
+`loads`: the write launch's loads of x (or y and the gradient) evict-first (colsFinish<..., true>)
+against plain, the dispatch's plan otherwise (3 rounds).
 `partial`: the dispatch's geometry with colsPartial's packs in flight (U) and blocks an SM (B) forced,
 through its template arguments."""
 import dataclasses
@@ -35,6 +37,11 @@ PARTIALS = [("dispatch", 0, 0), ("U8", 8, 0), ("B4", 4, 4), ("B4 U8", 8, 4), ("B
 DT = torch.bfloat16
 MODE = sys.argv[1] if len(sys.argv) > 1 else "rows"
 CONFIRM = [("before U4 B2", 4, 2), ("kept U8 B4", 8, 4)]
+LOADS = [("plain loads", False), ("evict-first loads", True)]
+if MODE == "loads":
+    ROUNDS = 3
+    CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 1024)),
+             ("backward", False, (1, 32768, 4096)), ("forward", False, (4, 32768, 1024))]
 if MODE == "confirm":
     ROUNDS = 3
     CASES = [("backward", True, (4, 32768, 1024), torch.bfloat16), ("backward", True, (1, 32768, 4096), torch.bfloat16),
@@ -63,6 +70,9 @@ def with_partial(c, u, blocks):
 def chosen(case):
     op, log, shape, *dt = case
     name = "float32" if dt and dt[0] == torch.float32 else "bfloat16"
+    if MODE == "loads":
+        c = plans.cols_chunks(plans.Problem(*shape, name, op, log))
+        return [dataclasses.replace(c, finish=c.finish[:-2] + ",true >") if cs else c for _, cs in LOADS]
     if MODE in ("partial", "confirm"):
         c = plans.cols_chunks(plans.Problem(*shape, name, op, log))
         return [with_partial(c, u, b) for _, u, b in (PARTIALS if MODE == "partial" else CONFIRM)]
@@ -101,7 +111,7 @@ def main():
                 tc = torch.compile(lambda a, log=log: (torch.log_softmax if log else torch.softmax)(a, 1), dynamic=False)
                 ref_call = (lambda a=a, tc=tc: tc(a))
             lines = [("API", api, None)]
-            labels = {"partial": PARTIALS, "confirm": CONFIRM}.get(MODE, GEOMETRIES)
+            labels = {"partial": PARTIALS, "confirm": CONFIRM, "loads": LOADS}.get(MODE, GEOMETRIES)
             for (label, *_), c in zip(labels, chosen(case)):
                 ws = torch.empty(c.workspace_bytes, dtype=torch.uint8, device="cuda")
                 run = runner(c, *shape, 0)

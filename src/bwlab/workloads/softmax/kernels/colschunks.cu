@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(32 * BY) colsMerge(const State* __restrict__ w
   }
 }
 
-template <typename T, int V, int LX, int BY, int U, class Op>
+template <typename T, int V, int LX, int BY, int U, class Op, bool CS_LOADS = false>
 __global__ void __launch_bounds__(LX * BY, CHUNK_BLOCKS(LX * BY))
 colsFinish(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, const State* __restrict__ fin, i64 N,
            i64 L, i64 M, i64 R) {
@@ -125,8 +125,13 @@ colsFinish(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
       Pack<T, V> pa[U], pb[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        pa[u].load(a + base + (i + u * BY) * M);
-        if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
+        if (CS_LOADS) {
+          pa[u].load_cs(a + base + (i + u * BY) * M);
+          if (Op::IN == 2) pb[u].load_cs(b + base + (i + u * BY) * M);
+        } else {
+          pa[u].load(a + base + (i + u * BY) * M);
+          if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
+        }
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
