@@ -448,6 +448,24 @@ def test_row_team_takes_many_rows(log, dtype, L, monkeypatch):
     assert ran
 
 
+@pytest.mark.parametrize("split", [(64, 8, 32), (1024, 8, 32), (96, 16, 16)], ids=str)
+@pytest.mark.parametrize("shape", [(2, 1000, 1032), (3, 517, 1001), (2, 257, 41), (70000, 17, 3), (1, 3000, 64)],
+                         ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_cols_chunks_first_launch_in_its_own_geometry(split, shape, dtype, monkeypatch):
+    """colsChunks' first launch in chunks and blocks of its own (evict-first loads), the write in the
+    dispatch's: chunks partly past the axis, strips partly past M, packs of 1 (1001, 41, 3 columns),
+    more slices than a grid's y, every pass. Each call's output poisoned, against float64."""
+    for kind in ("forward", "log", "backward", "logbackward"):
+        case = Case(shape, dtype, _params(kind, 1))
+        p = W_problem(case)
+        c = plans.cols_chunks(p, split=split)
+        assert c.expression.endswith(",true >") and c.extra == (split[0], plans.chunk_rows(p)), c
+        ran = _force(monkeypatch, p, c)
+        check_case(case, seed=split[0] + shape[1])
+        assert len(ran) == 3
+
+
 @pytest.mark.parametrize("kind", ["log", "backward"])
 def test_cols_chunks_dependent_launches_in_order_and_in_graphs(kind, monkeypatch):
     """colsChunks' merge and write are programmatic dependent launches (sm_90): their blocks start as the

@@ -249,10 +249,13 @@ def test_axes_too_long_for_wide_strips_take_chunks(dtype, op, log):
         p = Problem(N, L, M, dtype, op, log, aligned)
         c = plans.choose(p, teams=False)  # float32 gradients take teams there (test_strided_gradients_...)
         assert c.kernel == "colsChunks", (p, c.expression)
-        rows, v = c.extra[0], p.vec
-        assert rows == (256 if ITEMSIZE[dtype] == 2 else 128) and c.chunks == plans.cdiv(L, rows)
+        v = p.vec
+        rows, lx = c.extra[0], c.block[0]  # the first launch's (gradients: test_cols_chunks_first_launch)
+        assert c.extra[1] == (256 if ITEMSIZE[dtype] == 2 else 128) and c.finish_block == (32, 8, 1)
+        assert (rows == c.extra[1] or (op == "backward" and rows == 1024)) and c.chunks == plans.cdiv(L, rows)
         assert (c.chunks - 1) * rows < L <= c.chunks * rows  # every row in one chunk, no chunk empty
-        assert c.grid == (plans.cdiv(M, 32 * v) * c.chunks, N, 1) and c.block == (32, 8, 1)
+        assert c.grid == (plans.cdiv(M, lx * v) * c.chunks, N, 1) and c.block == (lx, 256 // lx, 1)
+        assert c.finish_grid == (plans.cdiv(M, 32 * v) * plans.cdiv(L, c.extra[1]), N, 1)
         assert c.merge_grid[0] * 32 >= N * M and c.workspace_bytes == 8 * N * M * (c.chunks + 1)
         assert c.finish.startswith("colsFinish<") and c.merge.startswith("colsMerge<8,")
     assert plans.choose(Problem(8, 16384, 1024, "float32"), teams=False).kernel == "colsCluster"  # 64-byte strips
@@ -542,12 +545,28 @@ def test_cols_chunks_launches_merge_and_write_as_dependents(arch, dependent, mon
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
-def test_cols_chunks_partial_depth(dtype):
-    """colsChunks' first launch: log-softmax gradients (a fold of g alone) keep 8 packs in flight at as many
-    blocks as fill 1024 threads an SM; every other fold keeps the kernel's defaults."""
+def test_cols_chunks_first_launch(dtype):
+    """colsChunks' first launch: gradients in chunks of 1024 rows 128 bytes wide with evict-first loads
+    where that leaves 1024 blocks or more (log-softmax's, a fold of g alone, 8 packs in flight at 4 blocks
+    an SM; softmax's 4 at 2), else the write's geometry with the kernel's defaults (log-softmax gradients
+    8 packs at 4 blocks). The write keeps its chunks, grid and blocks; the merge takes the first's chunks."""
+    v = 16 // plans.ITEMSIZE[dtype]
     for op, log in (("forward", False), ("forward", True), ("backward", False), ("backward", True)):
-        c = plans.cols_chunks(Problem(4, 32768, 1024, dtype, op, log))
-        assert c.expression.endswith(",8,4 >") == (op == "backward" and log), (op, log, c.expression)
-        assert c.expression.endswith("> >") != (op == "backward" and log)  # the defaults: no arguments
-    narrow = plans.cols_chunks(Problem(4, 32768, 1024, dtype, "backward", True), by=16, lx=32)
-    assert narrow.expression.endswith(",8,2 >")
+        for shape, split in (((4, 32768, 1024), op == "backward"), ((1, 16384, 1024), False),
+                             ((2, 40000, 1032), op == "backward")):
+            p = Problem(*shape, dtype, op, log)
+            c = plans.cols_chunks(p)
+            rows = plans.chunk_rows(p)
+            assert c.finish_block == (32, 8, 1) and c.extra[1] == rows
+            assert c.finish_grid == (-(-shape[2] // (32 * v)) * -(-shape[1] // rows), shape[0], 1)
+            deep = op == "backward" and log
+            if split:
+                assert c.block == (8, 32, 1) and c.extra[0] == 1024 and c.chunks == -(-shape[1] // 1024)
+                assert c.grid == (-(-shape[2] // (8 * v)) * c.chunks, shape[0], 1)
+                assert c.expression.endswith(",8,4,true >" if deep else ",4,2,true >"), c.expression
+            else:
+                assert c.block == (32, 8, 1) and c.grid == c.finish_grid and c.extra == (rows, rows)
+                assert c.expression.endswith(",8,4 >") == deep and not c.expression.endswith(",true >")
+            assert c.workspace_bytes == 8 * shape[0] * shape[2] * (c.chunks + 1)
+    assert plans.chunk_split(Problem(4, 32768, 1024, dtype, "backward", aligned=False)) is None  # packs of 1
+    assert not plans.cols_chunks(Problem(4, 32768, 1024, dtype, "backward"), plain=True).expression.endswith(",true >")

@@ -9,6 +9,11 @@ PYTHONPATH=../../../../src python3 probe.py [partial]
 against the kept 8 and 4, also float32 and [1, 32768, 4096] (3 rounds).
 `loads`: the write launch's loads of x (or y and the gradient) evict-first (colsFinish<..., true>)
 against plain, the dispatch's plan otherwise (3 rounds).
+`split`: the first launch in torch.compile's shape (inductor.txt: 32 splits of 1024 rows, columns
+128 bytes wide a program, evict-first loads), its states merged and written by the dispatch's
+second and third launches (3 rounds).
+`final`: the tree with the split kept for gradients: the API against colsChunks with its first launch
+in the write's geometry (plain=True) and with the split forced (forward passes too), 3 rounds.
 `partial`: the dispatch's geometry with colsPartial's packs in flight (U) and blocks an SM (B) forced,
 through its template arguments."""
 import dataclasses
@@ -42,6 +47,21 @@ if MODE == "loads":
     ROUNDS = 3
     CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 1024)),
              ("backward", False, (1, 32768, 4096)), ("forward", False, (4, 32768, 1024))]
+# (label, rows a chunk, lx, by, evict-first loads) of the first launch
+SPLITS = [("dispatch", 0, 32, 8, False), ("R1024 8x32", 1024, 8, 32, False), ("R512 8x32", 512, 8, 32, False),
+          ("R1024 16x16", 1024, 16, 16, False), ("dispatch cs", 0, 32, 8, True), ("R1024 8x32 cs", 1024, 8, 32, True)]
+if MODE == "split":
+    ROUNDS = 3
+    CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 1024)),
+             ("backward", False, (1, 32768, 4096))]
+FINAL = [("plain first", "plain"), ("split", "split")]
+if MODE == "final":
+    ROUNDS = 3
+    CASES = [("backward", False, (4, 32768, 1024)), ("backward", True, (4, 32768, 1024)),
+             ("backward", False, (1, 32768, 4096)), ("backward", False, (2, 40000, 1032)),
+             ("backward", False, (2, 65536, 1024), torch.float32), ("backward", True, (2, 65536, 1024), torch.float32),
+             ("forward", False, (4, 32768, 1024)), ("forward", True, (4, 32768, 1024)),
+             ("forward", False, (2, 65536, 1024), torch.float32)]
 if MODE == "confirm":
     ROUNDS = 3
     CASES = [("backward", True, (4, 32768, 1024), torch.bfloat16), ("backward", True, (1, 32768, 4096), torch.bfloat16),
@@ -67,9 +87,46 @@ def with_partial(c, u, blocks):
     return dataclasses.replace(c, expression=head + tail + " >")
 
 
+def split_runner(first, rest, shape):
+    """first's partial pass (its chunks), then rest's merge and write (rest's rows a chunk for the write:
+    it reads only the finished states, one per column)."""
+    from bwlab.core import launch as cl
+    from bwlab.workloads.softmax.launch import _function
+
+    N, L, M = shape
+    dims = [("i64", N), ("i64", L), ("i64", M)]
+    part = cl.PackedLaunch(_function(first.source, first.expression, 0, 0), first.grid, first.block,
+                           [("ptr", 0)] * 3 + dims + [("i64", first.extra[0])])
+    mid = cl.PackedLaunch(_function(rest.source, rest.merge, 0, 0), (N * -(-M // 32), 1, 1), (32, plans.MERGE_BY, 1),
+                          [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", M), ("i64", first.chunks)], dependent=True)
+    last = cl.PackedLaunch(_function(rest.source, rest.finish, 0, 0), rest.grid, rest.block,
+                           [("ptr", 0)] * 4 + dims + [("i64", rest.extra[0])], dependent=True)
+    fin = 8 * N * M * first.chunks
+
+    def run(a, b, y, ws, s):
+        part(s, a, b, ws)
+        mid(s, ws, ws + fin)
+        last(s, a, b, y, ws + fin)
+
+    return run
+
+
 def chosen(case):
     op, log, shape, *dt = case
     name = "float32" if dt and dt[0] == torch.float32 else "bfloat16"
+    if MODE == "final":
+        p = plans.Problem(*shape, name, op, log)
+        return [plans.cols_chunks(p, plain=True), plans.cols_chunks(p, split=(1024, 8, 32))]
+    if MODE == "split":
+        p = plans.Problem(*shape, name, op, log)
+        out = []
+        for _, rows, lx, by, cs in SPLITS:
+            c = plans.cols_chunks(p, rows, by, lx)
+            if cs:
+                head = ",".join(c.expression.split(",")[:5]).removesuffix(" >")
+                c = dataclasses.replace(c, expression=head + (",8,4" if log else ",4,2") + ",true >")
+            out.append(c)
+        return out
     if MODE == "loads":
         c = plans.cols_chunks(plans.Problem(*shape, name, op, log))
         return [dataclasses.replace(c, finish=c.finish[:-2] + ",true >") if cs else c for _, cs in LOADS]
@@ -90,6 +147,7 @@ def main():
         for case in CASES:
             op, log, shape, *dt = case
             DT = dt[0] if dt else torch.bfloat16
+            dtn = "float32" if DT == torch.float32 else "bfloat16"
             name = ("log" if log else "") + ("bwd" if op == "backward" else "fwd")
             sh = "x".join(map(str, shape)) + (" f32" if DT == torch.float32 else "")
             x = (torch.randn(*shape, device="cuda", generator=gen) * 3).to(DT)
@@ -111,10 +169,12 @@ def main():
                 tc = torch.compile(lambda a, log=log: (torch.log_softmax if log else torch.softmax)(a, 1), dynamic=False)
                 ref_call = (lambda a=a, tc=tc: tc(a))
             lines = [("API", api, None)]
-            labels = {"partial": PARTIALS, "confirm": CONFIRM, "loads": LOADS}.get(MODE, GEOMETRIES)
+            labels = {"partial": PARTIALS, "confirm": CONFIRM, "loads": LOADS, "split": SPLITS,
+                      "final": FINAL}.get(MODE, GEOMETRIES)
             for (label, *_), c in zip(labels, chosen(case)):
                 ws = torch.empty(c.workspace_bytes, dtype=torch.uint8, device="cuda")
-                run = runner(c, *shape, 0)
+                run = split_runner(c, plans.cols_chunks(plans.Problem(*shape, dtn, op, log)), shape) \
+                    if MODE == "split" else runner(c, *shape, 0)
                 bp = 0 if b is None else b.data_ptr()
                 lines.append((label, (lambda run=run, ws=ws, a=a, bp=bp: run(a.data_ptr(), bp, out.data_ptr(),
                                                                                 ws.data_ptr(), s)),

@@ -46,7 +46,8 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int,
            dependent: Optional[bool] = None) -> Callable[[int, int, int, int, int], None]:
     """run(a_ptr, b_ptr, y_ptr, workspace_ptr, stream): a = x (or y), b = the gradient or 0.
     dependent (None: where the GPU has them): colsChunks' merge and write launched as programmatic
-    dependents, so their blocks start while the launch before drains."""
+    dependents, so their blocks start while the launch before drains. colsChunks' first launch takes
+    its own grid, block and rows a chunk (extra[0]), the write finish_grid, finish_block and extra[1]."""
     fn = _function(choice.source, choice.expression, choice.smem, device, choice.cluster)
     if choice.args == "plain":
         k = core_launch.PackedLaunch(fn, choice.grid, choice.block,
@@ -69,15 +70,16 @@ def runner(choice: Choice, N: int, L: int, M: int, device: int,
         return relay
     if choice.args == "chunks":
         dims = [("i64", N), ("i64", L), ("i64", M)]
-        rows = [("i64", choice.extra[0])]
-        part = core_launch.PackedLaunch(fn, choice.grid, choice.block, [("ptr", 0)] * 3 + dims + rows)
+        part = core_launch.PackedLaunch(fn, choice.grid, choice.block,
+                                        [("ptr", 0)] * 3 + dims + [("i64", choice.extra[0])])
         merge = _function(choice.source, choice.merge, 0, device)
         dep = dependent_launches(device) if dependent is None else dependent
         mid = core_launch.PackedLaunch(merge, choice.merge_grid, (32, MERGE_BY, 1),
                                        [("ptr", 0), ("ptr", 0), ("i64", N), ("i64", M), ("i64", choice.chunks)],
                                        dependent=dep)
-        last = core_launch.PackedLaunch(_function(choice.source, choice.finish, 0, device), choice.grid, choice.block,
-                                        [("ptr", 0)] * 4 + dims + rows, dependent=dep)
+        last = core_launch.PackedLaunch(_function(choice.source, choice.finish, 0, device), choice.finish_grid,
+                                        choice.finish_block, [("ptr", 0)] * 4 + dims + [("i64", choice.extra[1])],
+                                        dependent=dep)
         fin_offset = 8 * N * M * choice.chunks
 
         def chunked(a, b, y, ws, s):

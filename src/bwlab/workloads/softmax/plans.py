@@ -87,12 +87,14 @@ class Choice:
     merge: Optional[str] = None    # colsChunks: the middle kernel's expression (its grid: merge_grid)
     merge_grid: tuple[int, int, int] = (1, 1, 1)
     chunks: int = 0                # rowSplit: chunks per row (workspace: N * chunks states); colsChunks: per column
-    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: clusters; colsChunks: rows a chunk)
+    extra: tuple[int, ...] = ()    # trailing 64-bit arguments (rowStream: clusters; colsChunks: below)
     cluster: int = 1               # blocks per cluster (above 8: a non-portable size, opted in)
     why: str = ""
     workspace_bytes: int = 0       # global scratch the call allocates
     zeroed: int = 0                # bytes at its start cleared before every launch
     cooperative: bool = False      # every block resident at once (rowTeam's blocks wait on each other)
+    finish_grid: Optional[tuple[int, int, int]] = None   # colsChunks: the write's grid and block (extra: rows
+    finish_block: Optional[tuple[int, int, int]] = None  # a chunk of the first launch, of the write)
 
 
 def op_type(p: Problem) -> str:
@@ -498,26 +500,56 @@ def chunk_rows(p: Problem) -> int:
     return 256 if ITEMSIZE[p.dtype] == 2 else 128
 
 
-def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: int = 4) -> Choice:
-    """Three launches, x read twice: chunks of `rows` rows (0: chunk_rows) folded into states per
-    column, the states merged, the chunks written (the last two programmatic dependent launches
-    where the GPU has them: launch.runner); blocks of (lx, by), lx packs of columns each, `unroll`
-    packs a thread in flight in the write."""
+# colsChunks' first launch for gradients, as torch.compile splits such a reduction: chunks of
+# SPLIT_ROWS rows, strips 128 bytes wide on blocks of SPLIT_LX x SPLIT_BY, loads evict-first, where
+# that leaves at least SPLIT_BLOCKS blocks (fewer: the write's geometry, unmeasured in this one)
+SPLIT_ROWS, SPLIT_LX, SPLIT_BY, SPLIT_BLOCKS = 1024, 8, 32, 1024
+
+
+def chunk_split(p: Problem) -> Optional[tuple[int, int, int]]:
+    """colsChunks' first launch: (rows a chunk, lx, by) of its own, or None (the write's). On the H200
+    (benchmarks/h200/softmax/chunks-rows, split.txt, three rounds) bfloat16 gradients at [4, 32768,
+    1024] and [1, 32768, 4096] ran 2.1-2.6% faster (log-softmax's 2.3-2.7%) in chunks of 1024 rows
+    128 bytes wide with evict-first loads than in the write's geometry (256 rows, 512 bytes), level
+    with or ahead of torch.compile, whose reduction splits the axis so. Forward passes keep the
+    write's geometry (not measured this way)."""
+    v = p.vec
+    if p.op != "backward" or v == 1:
+        return None
+    if cdiv(p.M, SPLIT_LX * v) * cdiv(p.L, SPLIT_ROWS) * min(p.N, GRID_Y) < SPLIT_BLOCKS:
+        return None
+    return SPLIT_ROWS, SPLIT_LX, SPLIT_BY
+
+
+def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: int = 4,
+                split: Optional[tuple[int, int, int]] = None, plain: bool = False) -> Choice:
+    """Three launches, x read twice: chunks folded into states per column, the states merged, the
+    chunks written (the last two programmatic dependent launches where the GPU has them:
+    launch.runner). The write takes chunks of `rows` rows (0: chunk_rows) on blocks of (lx, by), lx
+    packs of columns each, `unroll` packs a thread in flight; the first launch takes `split`'s (rows,
+    lx, by) (None: chunk_split's), with evict-first loads, or the write's geometry with plain loads
+    where there is none (or `plain`)."""
     rows = rows or chunk_rows(p)
     v = p.vec
-    chunks = cdiv(p.L, rows)
+    split = None if plain else split or chunk_split(p)
+    srows, slx, sby = split or (rows, lx, by)
+    chunks = cdiv(p.L, srows)
     op, ct = op_type(p), CTYPE[p.dtype]
-    grid = (cdiv(p.M, lx * v) * chunks, min(p.N, GRID_Y), 1)
+    grid = (cdiv(p.M, slx * v) * chunks, min(p.N, GRID_Y), 1)
     # log-softmax gradients fold g alone (a sum, no exp): 8 packs in flight at 4 blocks an SM fit in
     # 64 registers, twice the bytes in flight a partial pass keeps by default. On the H200 at bfloat16
     # [4, 32768, 1024] 2.6% faster (benchmarks/h200/softmax/chunks-rows); other folds lost or spilled.
-    deep = f",8,{max(1, 1024 // (lx * by))}" if p.op == "backward" and p.log else ""
-    return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{lx},{by},{op}{deep} >", grid, (lx, by, 1), 0,
-                  "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >",
+    deep = p.op == "backward" and p.log
+    blocks = max(1, (1024 if deep or p.inputs == 1 else 512) // (slx * sby))  # an SM (the kernel's default)
+    tail = f",{8 if deep else 4},{blocks},true" if split else f",8,{blocks}" if deep else ""
+    how = f"{chunks} chunks of {srows} rows folded, " if split else f"{chunks} chunks of {rows} rows, "
+    return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{slx},{sby},{op}{tail} >", grid,
+                  (slx, sby, 1), 0, "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >",
                   merge=f"colsMerge<{MERGE_BY},{op} >",
-                  merge_grid=(p.N * cdiv(p.M, 32), 1, 1), chunks=chunks, extra=(rows,),
+                  merge_grid=(p.N * cdiv(p.M, 32), 1, 1), chunks=chunks, extra=(srows, rows),
+                  finish_grid=(cdiv(p.M, lx * v) * cdiv(p.L, rows), min(p.N, GRID_Y), 1), finish_block=(lx, by, 1),
                   workspace_bytes=8 * p.N * p.M * (chunks + 1),
-                  why=f"{chunks} chunks of {rows} rows, three launches, x read twice")
+                  why=how + (f"written in chunks of {rows}, " if split else "") + "three launches, x read twice")
 
 
 def cols_split(p: Problem, by: int = 8) -> Choice:

@@ -46,7 +46,8 @@ struct ChunkBlock {
   }
 };
 
-template <typename T, int V, int LX, int BY, class Op, int U = 4, int BLOCKS = PARTIAL_BLOCKS(LX * BY, Op::IN)>
+template <typename T, int V, int LX, int BY, class Op, int U = 4, int BLOCKS = PARTIAL_BLOCKS(LX * BY, Op::IN),
+          bool CS = false>
 __global__ void __launch_bounds__(LX * BY, BLOCKS)
 colsPartial(const T* __restrict__ a, const T* __restrict__ b, State* __restrict__ ws, i64 N, i64 L, i64 M, i64 R) {
   __shared__ State part[BY][LX * V];
@@ -60,7 +61,7 @@ colsPartial(const T* __restrict__ a, const T* __restrict__ b, State* __restrict_
     State s[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) s[v] = Op::empty();
-    if (live) fold_rows<T, V, BY, Op, U>(s, a, b, base, M, lo + ty, hi);
+    if (live) fold_rows<T, V, BY, Op, U, CS>(s, a, b, base, M, lo + ty, hi);
 #pragma unroll
     for (int v = 0; v < V; ++v) part[ty][tx * V + v] = s[v];
     __syncthreads();
@@ -106,7 +107,7 @@ __global__ void __launch_bounds__(32 * BY) colsMerge(const State* __restrict__ w
   }
 }
 
-template <typename T, int V, int LX, int BY, int U, class Op, bool CS_LOADS = false>
+template <typename T, int V, int LX, int BY, int U, class Op>
 __global__ void __launch_bounds__(LX * BY, CHUNK_BLOCKS(LX * BY))
 colsFinish(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, const State* __restrict__ fin, i64 N,
            i64 L, i64 M, i64 R) {
@@ -125,13 +126,8 @@ colsFinish(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, 
       Pack<T, V> pa[U], pb[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        if (CS_LOADS) {
-          pa[u].load_cs(a + base + (i + u * BY) * M);
-          if (Op::IN == 2) pb[u].load_cs(b + base + (i + u * BY) * M);
-        } else {
-          pa[u].load(a + base + (i + u * BY) * M);
-          if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
-        }
+        pa[u].load(a + base + (i + u * BY) * M);
+        if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {

@@ -466,7 +466,7 @@ __device__ __forceinline__ State fold_packs(const Pack<T, V> (&pa)[K], const Pac
 
 // Rows first, first + BY, ... below hi of one pack of columns (at `base`, rows M apart) folded into
 // the V states of its columns, U packs in flight (the strided two-read kernels).
-template <typename T, int V, int BY, class Op, int U = 4>
+template <typename T, int V, int BY, class Op, int U = 4, bool CS = false>
 __device__ __forceinline__ void fold_rows(State (&s)[V], const T* a, const T* b, i64 base, i64 M, i64 first,
                                           i64 hi) {
   i64 i = first;
@@ -474,8 +474,13 @@ __device__ __forceinline__ void fold_rows(State (&s)[V], const T* a, const T* b,
     Pack<T, V> pa[U], pb[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      pa[u].load(a + base + (i + u * BY) * M);
-      if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
+      if (CS) {
+        pa[u].load_cs(a + base + (i + u * BY) * M);
+        if (Op::IN == 2) pb[u].load_cs(b + base + (i + u * BY) * M);
+      } else {
+        pa[u].load(a + base + (i + u * BY) * M);
+        if (Op::IN == 2) pb[u].load(b + base + (i + u * BY) * M);
+      }
     }
 #pragma unroll
     for (int v = 0; v < V; ++v) {
