@@ -250,10 +250,10 @@ def test_axes_too_long_for_wide_strips_take_chunks(dtype, op, log):
         c = plans.choose(p, teams=False)  # float32 gradients take teams there (test_strided_gradients_...)
         assert c.kernel == "colsChunks", (p, c.expression)
         v = p.vec
-        rows, lx = c.extra[0], c.block[0]  # the first launch's (gradients: test_cols_chunks_first_launch)
-        assert c.extra[1] == (256 if ITEMSIZE[dtype] == 2 else 128) and c.finish_block == (32, 8, 1)
-        assert (rows == c.extra[1] or (op == "backward" and rows == 1024)) and c.chunks == plans.cdiv(L, rows)
-        assert (c.chunks - 1) * rows < L <= c.chunks * rows  # every row in one chunk, no chunk empty
+        split = op == "backward" and v > 1  # gradients in 16-byte packs read in chunks of their own
+        rows, lx = (1024, 8) if split else (256 if ITEMSIZE[dtype] == 2 else 128, 32)
+        assert c.extra == (rows, 256 if ITEMSIZE[dtype] == 2 else 128) and c.finish_block == (32, 8, 1)
+        assert c.chunks == plans.cdiv(L, rows) and (c.chunks - 1) * rows < L <= c.chunks * rows  # none empty
         assert c.grid == (plans.cdiv(M, lx * v) * c.chunks, N, 1) and c.block == (lx, 256 // lx, 1)
         assert c.finish_grid == (plans.cdiv(M, 32 * v) * plans.cdiv(L, c.extra[1]), N, 1)
         assert c.merge_grid[0] * 32 >= N * M and c.workspace_bytes == 8 * N * M * (c.chunks + 1)
@@ -569,4 +569,40 @@ def test_cols_chunks_first_launch(dtype):
                 assert c.expression.endswith(",8,4 >") == deep and not c.expression.endswith(",true >")
             assert c.workspace_bytes == 8 * shape[0] * shape[2] * (c.chunks + 1)
     assert plans.chunk_split(Problem(4, 32768, 1024, dtype, "backward", aligned=False)) is None  # packs of 1
-    assert not plans.cols_chunks(Problem(4, 32768, 1024, dtype, "backward"), plain=True).expression.endswith(",true >")
+    grads = Problem(4, 32768, 1024, dtype, "backward")
+    plain, rows = plans.cols_chunks(grads, plain=True), plans.chunk_rows(grads)
+    assert not plain.expression.endswith(",true >") and plain.block == (32, 8, 1)
+    assert plain.extra == (rows, rows) and plain.grid == plain.finish_grid and plain.chunks == 32768 // rows
+    # the split wants 1024 blocks: cdiv(M, 8 packs) x chunks of 1024 rows x slices
+    n = 4 if v == 8 else 2  # 16 x 16 x 4, or 32 x 16 x 2, is 1024 blocks
+    assert plans.chunk_split(Problem(n, 16384, 1024, dtype, "backward")) == (1024, 8, 32)
+    assert plans.chunk_split(Problem(n - 1, 16384, 1024, dtype, "backward")) is None
+
+
+def test_cols_chunks_runner_gives_each_launch_its_geometry(monkeypatch):
+    """colsChunks' runner: the first launch on the plan's grid, block and rows a chunk, the merge over the
+    first launch's chunks, the write on finish_grid and finish_block with its own rows, its states after
+    the first launch's [N][chunks][M] in the workspace."""
+    from bwlab.core import launch as core_launch
+    from bwlab.workloads.softmax import launch
+
+    made, calls = [], []
+
+    class Fake:
+        def __init__(self, fn, grid, block, args, shared=0, cooperative=False, dependent=False):
+            self.i = len(made)
+            made.append((grid, block, [v for t, v in args if t != "ptr"]))
+
+        def __call__(self, stream, *ptrs):
+            calls.append((self.i, ptrs))
+
+    monkeypatch.setattr(launch, "_function", lambda *a, **k: None)
+    monkeypatch.setattr(core_launch, "PackedLaunch", Fake)
+    monkeypatch.setattr(core_launch, "_archs", {0: "sm_90"})
+    N, L, M = 2, 65536, 1024  # float32: 32 strips of 32 columns x 64 chunks read, 8 x 512 written
+    c = plans.cols_chunks(Problem(N, L, M, "float32", "backward"))
+    launch.runner(c, N, L, M, 0)(0x1000, 0x2000, 0x3000, 0x40000, 0)
+    fin = 0x40000 + 8 * N * M * 64
+    assert made == [((32 * 64, N, 1), (8, 32, 1), [N, L, M, 1024]), (c.merge_grid, (32, plans.MERGE_BY, 1), [N, M, 64]),
+                    ((8 * 512, N, 1), (32, 8, 1), [N, L, M, 128])]
+    assert calls == [(0, (0x1000, 0x2000, 0x40000)), (1, (0x40000, fin)), (2, (0x1000, 0x2000, 0x3000, fin))]

@@ -131,9 +131,10 @@ def chosen(case):
         c = plans.cols_chunks(plans.Problem(*shape, name, op, log))
         return [dataclasses.replace(c, finish=c.finish[:-2] + ",true >") if cs else c for _, cs in LOADS]
     if MODE in ("partial", "confirm"):
-        c = plans.cols_chunks(plans.Problem(*shape, name, op, log))
+        c = plans.cols_chunks(plans.Problem(*shape, name, op, log), plain=True)
         return [with_partial(c, u, b) for _, u, b in (PARTIALS if MODE == "partial" else CONFIRM)]
-    return [plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log), r, by, lx, u) for _, r, lx, by, u in GEOMETRIES]
+    return [plans.cols_chunks(plans.Problem(*shape, "bfloat16", op, log), r, by, lx, u, plain=True)
+            for _, r, lx, by, u in GEOMETRIES]
 
 
 def main():

@@ -508,11 +508,12 @@ SPLIT_ROWS, SPLIT_LX, SPLIT_BY, SPLIT_BLOCKS = 1024, 8, 32, 1024
 
 def chunk_split(p: Problem) -> Optional[tuple[int, int, int]]:
     """colsChunks' first launch: (rows a chunk, lx, by) of its own, or None (the write's). On the H200
-    (benchmarks/h200/softmax/chunks-rows, split.txt, three rounds) bfloat16 gradients at [4, 32768,
-    1024] and [1, 32768, 4096] ran 2.1-2.6% faster (log-softmax's 2.3-2.7%) in chunks of 1024 rows
-    128 bytes wide with evict-first loads than in the write's geometry (256 rows, 512 bytes), level
-    with or ahead of torch.compile, whose reduction splits the axis so. Forward passes keep the
-    write's geometry (not measured this way)."""
+    (benchmarks/h200/softmax/chunks-rows, final.txt, three rounds, the medians) gradients ran 1.5-2.6%
+    faster in chunks of 1024 rows 128 bytes wide with evict-first loads than in the write's geometry
+    (bfloat16 [4, 32768, 1024] 328.1 -> 319.5 us, log-softmax's 267.4 -> 260.6; float32 [2, 65536,
+    1024] 630.1 -> 621.9), within 1.1% of torch.compile, whose reduction splits the axis so. Forward
+    passes were level that way (bfloat16 log-softmax 2% slower) and keep the write's geometry.
+    float16 takes bfloat16's (not measured)."""
     v = p.vec
     if p.op != "backward" or v == 1:
         return None
@@ -537,19 +538,21 @@ def cols_chunks(p: Problem, rows: int = 0, by: int = 8, lx: int = 32, unroll: in
     op, ct = op_type(p), CTYPE[p.dtype]
     grid = (cdiv(p.M, slx * v) * chunks, min(p.N, GRID_Y), 1)
     # log-softmax gradients fold g alone (a sum, no exp): 8 packs in flight at 4 blocks an SM fit in
-    # 64 registers, twice the bytes in flight a partial pass keeps by default. On the H200 at bfloat16
-    # [4, 32768, 1024] 2.6% faster (benchmarks/h200/softmax/chunks-rows); other folds lost or spilled.
+    # 64 registers, twice the bytes in flight a partial pass keeps by default. On the H200, 16-byte
+    # packs, 1.9-2.6% faster (benchmarks/h200/softmax/chunks-rows, confirm.txt; packs of 1 not
+    # measured); other folds lost or spilled.
     deep = p.op == "backward" and p.log
     blocks = max(1, (1024 if deep or p.inputs == 1 else 512) // (slx * sby))  # an SM (the kernel's default)
     tail = f",{8 if deep else 4},{blocks},true" if split else f",8,{blocks}" if deep else ""
-    how = f"{chunks} chunks of {srows} rows folded, " if split else f"{chunks} chunks of {rows} rows, "
+    how = (f"read in {chunks} chunks of {srows} rows, written in {cdiv(p.L, rows)} chunks of {rows} rows, " if split
+           else f"{chunks} chunks of {rows} rows, ")
     return Choice("colsChunks", SRC["colschunks"], f"colsPartial<{ct},{v},{slx},{sby},{op}{tail} >", grid,
                   (slx, sby, 1), 0, "chunks", finish=f"colsFinish<{ct},{v},{lx},{by},{unroll},{op} >",
                   merge=f"colsMerge<{MERGE_BY},{op} >",
                   merge_grid=(p.N * cdiv(p.M, 32), 1, 1), chunks=chunks, extra=(srows, rows),
                   finish_grid=(cdiv(p.M, lx * v) * cdiv(p.L, rows), min(p.N, GRID_Y), 1), finish_block=(lx, by, 1),
                   workspace_bytes=8 * p.N * p.M * (chunks + 1),
-                  why=how + (f"written in chunks of {rows}, " if split else "") + "three launches, x read twice")
+                  why=how + "three launches, x read twice")
 
 
 def cols_split(p: Problem, by: int = 8) -> Choice:

@@ -1,12 +1,14 @@
 // Softmax down a strided axis too long for a cluster to hold its strips: x read twice, in three
 // launches. The first and the last take a block for every chunk of rows, so a long axis fills the
 // GPU however few its columns; the middle one, a thread per column, is short. x is [N, L, M] reduced over
-// L, cut into chunks of R rows.
+// L, cut into chunks of R rows (R, LX and BY are each launch's own: gradients read in chunks of 1024
+// rows 128 bytes wide, as torch.compile splits such a reduction, and write in shorter, wider ones).
 //  colsPartial: a block (LX, BY) takes LX packs of columns of one chunk; lane tx walks every
-//               BY-th row of its columns, the BY row groups meet in shared memory, and the
-//               chunk's state per column goes to the workspace [N][chunks][M].
+//               BY-th row of its columns, U packs in flight (evict-first loads: CS), the BY row
+//               groups meet in shared memory, and the chunk's state per column goes to the
+//               workspace [N][chunks][M].
 //  colsMerge:   each column's chunk states merged in chunk order and finished, [N][M].
-//  colsFinish:  the partial's geometry again, each chunk written from its finished states, U
+//  colsFinish:  each chunk of its own geometry written from its columns' finished states, U
 //               packs a thread in flight. Its blocks run in the reverse order, so the first find
 //               the chunks read last in L2. Its stores are streaming (evict-first): with plain
 //               stores, [4, 32768, 1024] float32 ran at 45% of a copy, with them at 60%.
@@ -31,8 +33,10 @@ __device__ __forceinline__ void wait_for_prior() {
 #endif
 }
 
-// Blocks an SM must hold: 64 registers a thread (128 for colsPartial's gradients, which spill
-// at 64 and 80). Left to choose, NVRTC settled some instantiations at 32-48 and spilled.
+// Blocks an SM must hold: 64 registers a thread (128 for colsPartial's softmax gradients, which
+// spill at 64 and 80; log-softmax gradients, a fold of g alone, fit 64 with 8 packs in flight and
+// take 4 blocks of 256 through BLOCKS). Left to choose, NVRTC settled some instantiations at 32-48
+// and spilled.
 #define CHUNK_BLOCKS(threads) (1024 / (threads))
 #define PARTIAL_BLOCKS(threads, inputs) ((inputs) == 2 ? 512 / (threads) : 1024 / (threads))
 
