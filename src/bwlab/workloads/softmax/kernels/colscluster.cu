@@ -180,29 +180,9 @@ struct Share {
       for (int k = 0; k < K; ++k) s[k] = Op::merge(s[k], Op::state(mx[k], sum[k] * Terms<T>::UNBIAS, 0.f));
       return;
     }
-    if constexpr (Op::TINY_SUMS) {  // as fold_pairs' (softmax.cuh)
-      float low[K];
+    float low[K];  // as fold_pairs' (softmax.cuh)
 #pragma unroll
-      for (int k = 0; k < K; ++k) low[k] = Op::lowered(sub[k]);
-      for (r = first; r + 3 * G < hi; r += 4 * G) {
-        float v[4][K];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) load_k<T, K>(sa + (r + u * G) * COLS + c, v[u]);
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-#pragma unroll
-          for (int k = 0; k < K; ++k) Op::term_low(sum[k], ones[k], v[u][k], sub[k], low[k]);
-      }
-      for (; r < hi; r += G) {
-        float v[K];
-        load_k<T, K>(sa + r * COLS + c, v);
-#pragma unroll
-        for (int k = 0; k < K; ++k) Op::term_low(sum[k], ones[k], v[k], sub[k], low[k]);
-      }
-#pragma unroll
-      for (int k = 0; k < K; ++k) s[k] = Op::merge(s[k], Op::state(mx[k], Op::to_one(sum[k], sub[k]), ones[k]));
-      return;
-    }
+    for (int k = 0; k < K; ++k) low[k] = Op::lowered(sub[k]);
     for (r = first; r + 3 * G < hi; r += 4 * G) {
       float v[4][K];
 #pragma unroll
@@ -210,16 +190,16 @@ struct Share {
 #pragma unroll
       for (int u = 0; u < 4; ++u)
 #pragma unroll
-        for (int k = 0; k < K; ++k) Op::term(sum[k], ones[k], v[u][k] - sub[k]);
+        for (int k = 0; k < K; ++k) Op::known_term(sum[k], ones[k], v[u][k], sub[k], low[k]);
     }
     for (; r < hi; r += G) {
       float v[K];
       load_k<T, K>(sa + r * COLS + c, v);
 #pragma unroll
-      for (int k = 0; k < K; ++k) Op::term(sum[k], ones[k], v[k] - sub[k]);
+      for (int k = 0; k < K; ++k) Op::known_term(sum[k], ones[k], v[k], sub[k], low[k]);
     }
 #pragma unroll
-    for (int k = 0; k < K; ++k) s[k] = Op::merge(s[k], Op::state(mx[k], sum[k], ones[k]));
+    for (int k = 0; k < K; ++k) s[k] = Op::merge(s[k], Op::state(mx[k], Op::known_sum(sum[k], sub[k]), ones[k]));
   }
 
   // The threads' states to one finished state per column in `fin`: the warp's row groups by

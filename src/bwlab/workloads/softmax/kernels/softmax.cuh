@@ -219,6 +219,14 @@ struct Forward {
   // (as term's exponent); plus sh - sh, NaN for a max of
   // +inf (whose row is NaN, as torch's), where x == sh took it as the max's own term
   __device__ static float to_one(float sum, float sh) { return fmaf(sum, 0x1.6f742cp+0f, sh - sh); }
+  // A known-max fold's term and its finished sum in either form: term_low and to_one where TINY
+  // (low = lowered(sh), computed once a fold), else term on x - sh and the sum as it is.
+  __device__ static void known_term(float& sum, float& ones, float x, float sh, float low) {
+    if constexpr (TINY) term_low(sum, ones, x, sh, low); else term(sum, ones, x - sh);
+  }
+  __device__ static float known_sum(float sum, float sh) {
+    if constexpr (TINY) return to_one(sum, sh); else return sum;
+  }
   __device__ static State merge(State p, State q) {
     const float m = maxnan(p.a, q.a);
     if (m == -INFINITY) return {m, -ONE};
@@ -334,25 +342,15 @@ __device__ __forceinline__ State fold_pairs(const Get& get, const Live& live) {
   for (int i = 1; i < V / 2; ++i) top.raw = max2(top.raw, w[i], T{});
   const float m = maxnan(top[0], top[1]), sh = Op::shift(m);
   float sum[2] = {0.f, 0.f}, ones = 0.f;  // two chains of adds
-  if constexpr (Op::TINY_SUMS) {
-    const float low = Op::lowered(sh);
-#pragma unroll
-    for (int k = 0; k < N; ++k) {
-      if (!live(k)) continue;
-      const Pack<T, V> p = get(k);
-#pragma unroll
-      for (int i = 0; i < V; ++i) Op::term_low(sum[i & 1], ones, p[i], sh, low);
-    }
-    return Op::state(m, Op::to_one(sum[0] + sum[1], sh), ones);
-  }
+  const float low = Op::lowered(sh);
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     if (!live(k)) continue;
     const Pack<T, V> p = get(k);
 #pragma unroll
-    for (int i = 0; i < V; ++i) Op::term(sum[i & 1], ones, p[i] - sh);
+    for (int i = 0; i < V; ++i) Op::known_term(sum[i & 1], ones, p[i], sh, low);
   }
-  return Op::state(m, sum[0] + sum[1], ones);
+  return Op::state(m, Op::known_sum(sum[0] + sum[1], sh), ones);
 }
 
 // --- softmax of x held on chip, its terms stored over it -----------------------------------
