@@ -40,9 +40,21 @@ struct Share {
   static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
   // E: a thread writes out the rows and columns it folded (LANES == P, G == RS)
   static_assert(!E || (Op::STORES && K == V), "stored terms: softmax, a pack of columns a thread");
-  // shared memory: [WARPS][COLS] partials, [COLS] this block's states (read by the cluster),
-  // [COLS] finished states, then the strip's rows of x (and of the gradient)
+  // shared memory: [WARPS][COLS] partials, [COLS] this block's states (colsCluster's, read by the
+  // cluster), [COLS] spare, then the strip's rows of x (and of the gradient)
   static constexpr int STATES = (WARPS + 2) * COLS;
+  // The finished states: each pack's V, then 16 bytes of padding, so that the 8 packs a quarter
+  // warp reads at once (a thread's pack of columns) fall in 8 different groups of banks;
+  // unpadded, 64-byte (bfloat16) and 32-byte (float32) strides made those reads 4- and 2-way
+  // conflicts (Nsight Compute: 27% of colsTeam's shared wavefronts excessive in bfloat16, 12% in
+  // float32). colsTeam keeps them in the 2 * COLS states after the partials, colsCluster over the
+  // partials, which the meeting has read by then. On the H200 (benchmarks/h200/softmax/team-pad,
+  // alternately against the layout before) bfloat16 softmax and log-softmax gained 0.3-2.5 points
+  // of a copy on teams and 0-1.8 on clusters; float32 and gradients were level (-2.5 to +1.5,
+  // within the rounds' own spread).
+  static constexpr int FIN_PACK = V + 16 / (int)sizeof(State);
+  static_assert(P * FIN_PACK <= 2 * COLS && P * FIN_PACK <= WARPS * COLS, "padded finished states");
+  static __device__ __forceinline__ int fin_at(int col) { return col / V * FIN_PACK + col % V; }
 
   // Rows [lo, hi) of the share (at `base`, the strip's first column) into shared memory, as
   // asynchronous copies; packs past the last column read as zeros. A thread keeps one pack column
@@ -208,7 +220,7 @@ struct Share {
   template <int C>
   static __device__ __forceinline__ void finish(State (&s)[K], State* red, State* part, State* fin) {
     partials(s, red);
-    meet<Op, C, WARPS, COLS, THREADS>(red, part, fin);
+    meet<Op, C, WARPS, COLS, THREADS, V>(red, part, fin);
   }
 
   // The threads' states to the warps' partials per column in `red` ([WARPS][COLS]), by shuffles
@@ -227,7 +239,7 @@ struct Share {
   // a warp) merge every F-th warp partial into the block's state, stored in slot `rank` of
   // `states` (this strip's [blocks][COLS]); thread 0 counts the block with a release reduction
   // once the block's stores are behind a barrier, and waits until the count reaches `target`;
-  // then each column's F threads merge every F-th block's state into `fin`.
+  // then each column's F threads merge every F-th block's state into `fin` (padded: fin_at).
   static __device__ __forceinline__ void team_meet(const State* red, State* fin, State* states, unsigned* count,
                                                    i64 blocks, i64 rank, unsigned target) {
     static_assert(THREADS >= COLS, "a thread or more a column");
@@ -258,7 +270,7 @@ struct Share {
       }
       for (; i < blocks; i += F) u = Op::merge(u, ld_cg(states + i * COLS + col));
       u = warp_merge<Op, F>(u);
-      if (j == 0) fin[col] = Op::finish(u);
+      if (j == 0) fin[fin_at(col)] = Op::finish(u);
     }
     __syncthreads();
   }
@@ -310,7 +322,7 @@ struct Share {
       for (int g = 0; g < S; ++g) {
         const int lo = min(rows, g * per), hi = min(rows, (g + 1) * per);
         float s[V];
-        if (!factors(gm[g], fin + (t % P) * V, s))
+        if (!factors(gm[g], fin + (t % P) * FIN_PACK, s))
           emit(y, base, M, sa, sb, lo, hi, [&](const Pack<T, V>& pa, const Pack<T, V>&) {
             return scaled<false>(pa, [&](int i) { return s[i]; });
           });
@@ -322,7 +334,7 @@ struct Share {
     } else {  // as before stored terms (the same code, so the same registers)
       State f[V];
 #pragma unroll
-      for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * V + v];
+      for (int v = 0; v < V; ++v) f[v] = fin[(t % P) * FIN_PACK + v];
       if (col0 + (t % P) * V >= M) return;
       T* out = y + base + (i64)(t / P) * M + (t % P) * V;  // row q / P, moving RS rows a step
       const i64 step = (i64)RS * M;
@@ -380,7 +392,7 @@ struct Share {
       for (int s = 0; s < S; ++s) {
         const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
         float k[V];
-        if (!factors(gm[s], fin + c, k))
+        if (!factors(gm[s], fin + p * FIN_PACK, k))
           refill_rows([&](const Pack<T, V>& pa, const Pack<T, V>&) {
             return scaled<false>(pa, [&](int i) { return k[i]; });
           }, sa, sb, a, b, y, base, next_base, M, live, more, ok, lo, hi);
@@ -394,7 +406,7 @@ struct Share {
     // as before stored terms (the same code, so the same registers)
     State f[V];
 #pragma unroll
-    for (int v = 0; v < V; ++v) f[v] = fin[c + v];
+    for (int v = 0; v < V; ++v) f[v] = fin[p * FIN_PACK + v];
     const bool live = col0 + c < M, ok = more && next_col0 + c < M;
     const unsigned ua = smem_addr(sa), ub = smem_addr(sb);
     for (int s = 0; s < S; ++s) {
@@ -432,7 +444,7 @@ __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* _
   extern __shared__ __align__(16) unsigned char smem[];
   State* red = reinterpret_cast<State*>(smem);
   State* part = red + Sh::WARPS * Sh::COLS;
-  State* fin = part + Sh::COLS;
+  State* fin = red;  // padded (Sh::fin_at), written once the meeting has read the partials
   T* sa = reinterpret_cast<T*>(red + Sh::STATES);        // [rows][COLS] x (or y)
   const i64 lc = (L + C - 1) / C;
   T* sb = sa + lc * Sh::COLS;                             // [rows][COLS] the gradient (IN == 2)

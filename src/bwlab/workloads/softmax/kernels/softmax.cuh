@@ -650,7 +650,8 @@ __device__ __forceinline__ State merge_tree(State (&u)[N]) {
 // column merged 7 and then 15 states in a row). On clusters of 2 and 4 the forward lost up to
 // 2.7 points that way (within those cases' spread from run to run), and a gradient's merge (one
 // add) lost up to 5, so those keep one thread a column (its states merged as a tree).
-template <class Op, int C, int WARPS, int COLS, int THREADS>
+// PACK > 0: `fin` padded, each PACK columns' states followed by 16 bytes (colsCluster's fin_at).
+template <class Op, int C, int WARPS, int COLS, int THREADS, int PACK = 0>
 __device__ __forceinline__ void meet(const State* red, State* part, State* fin) {
   constexpr int F = Op::IN == 1 && C > 8 ? THREADS / COLS : 1;
   constexpr int FW = F < WARPS ? F : WARPS, FC = F < C ? F : C;  // lanes holding something
@@ -671,7 +672,7 @@ __device__ __forceinline__ void meet(const State* red, State* part, State* fin) 
     for (int i = 0; i < (C + F - 1) / F; ++i)
       v[i] = j + i * F < C ? load_remote(part + col, j + i * F) : Op::empty();
     const State all = warp_merge<Op, FC>(merge_tree<Op, (C + F - 1) / F>(v));
-    if (j == 0) fin[col] = Op::finish(all);
+    if (j == 0) fin[PACK ? col / PACK * (PACK + 16 / (int)sizeof(State)) + col % PACK : col] = Op::finish(all);
   }
   cluster_arrive();  // done reading the others' `part`
   __syncthreads();   // `fin` for every thread
