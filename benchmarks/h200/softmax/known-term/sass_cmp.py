@@ -1,9 +1,14 @@
 """Compile the forward instantiations of the files that use fold_known / fold_pairs and dump
 a hash of each kernel's .text section: python sass_cmp.py OUT.json"""
-import hashlib, json, os, subprocess, sys, tempfile
+import hashlib
+import json
+import sys
 from pathlib import Path
+
 from bwlab.core import build
 from bwlab.workloads.softmax import plans
+
+
 def text_of(path, name):
     """The bytes of one ELF64 section, by name."""
     import struct
