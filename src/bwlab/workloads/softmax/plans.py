@@ -415,7 +415,7 @@ def cols_cluster(p: Problem, threads: int = 256, budget: int = CLUSTER_SMEM,
         cols = W // 16 * p.vec
         for C in clusters:
             lc = cdiv(p.L, C)
-            smem = (threads // 32 + 2) * cols * 8 + lc * W * p.inputs  # states: the warps', its own, finished
+            smem = (threads // 32 + 2) * cols * 8 + lc * W * p.inputs  # states: warps' (then finished), own, spare
             if smem <= budget:
                 e = _terms(p, terms) if W == 128 else ""
                 expr = f"colsCluster<{CTYPE[p.dtype]},{C},{W},{threads},{stages},{op_type(p)}{e} >"
@@ -469,7 +469,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     W = min(W, max(16, _pow2(p.M * ITEMSIZE[p.dtype])))
     cols = W // 16 * p.vec
     T = T or cdiv(p.L, max(1, budget // (W * p.inputs)))
-    states = (threads // 32 + 2) * cols * 8  # the warps' partials, the finished states (and one row spare)
+    states = (threads // 32 + 2) * cols * 8  # the warps' partials, then the finished states, padded
     smem = states + cdiv(p.L, T) * W * p.inputs
     if smem > SMEM_MAX or 0 < held < T:
         return None

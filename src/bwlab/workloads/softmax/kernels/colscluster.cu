@@ -40,8 +40,9 @@ struct Share {
   static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
   // E: a thread writes out the rows and columns it folded (LANES == P, G == RS)
   static_assert(!E || (Op::STORES && K == V), "stored terms: softmax, a pack of columns a thread");
-  // shared memory: [WARPS][COLS] partials, [COLS] this block's states (colsCluster's, read by the
-  // cluster), [COLS] spare, then the strip's rows of x (and of the gradient)
+  // shared memory: [WARPS][COLS] partials, 2 * COLS states (colsCluster: this block's states, read
+  // by the cluster, then unused; colsTeam: the padded finished states), then the strip's rows of x
+  // (and of the gradient)
   static constexpr int STATES = (WARPS + 2) * COLS;
   // The finished states: each pack's V, then 16 bytes of padding, so that the 8 packs a quarter
   // warp reads at once (a thread's pack of columns) fall in 8 different groups of banks;
@@ -50,11 +51,11 @@ struct Share {
   // float32). colsTeam keeps them in the 2 * COLS states after the partials, colsCluster over the
   // partials, which the meeting has read by then. On the H200 (benchmarks/h200/softmax/team-pad,
   // alternately against the layout before) bfloat16 softmax and log-softmax gained 0.3-2.5 points
-  // of a copy on teams and 0-1.8 on clusters; float32 and gradients were level (-2.5 to +1.5,
-  // within the rounds' own spread).
-  static constexpr int FIN_PACK = V + 16 / (int)sizeof(State);
-  static_assert(P * FIN_PACK <= 2 * COLS && P * FIN_PACK <= WARPS * COLS, "padded finished states");
-  static __device__ __forceinline__ int fin_at(int col) { return col / V * FIN_PACK + col % V; }
+  // of a copy on teams and 0-1.8 on clusters; float32 and gradients moved by -2.5 to +1.5 (the
+  // -2.5 in one run, +0.7 in the other).
+  static constexpr int FIN_PACK = padded_state(V, V);  // a pack's states and its padding
+  static_assert(P * FIN_PACK <= 2 * COLS, "padded finished states");
+  static __device__ __forceinline__ int fin_at(int col) { return padded_state(col, V); }
 
   // Rows [lo, hi) of the share (at `base`, the strip's first column) into shared memory, as
   // asynchronous copies; packs past the last column read as zeros. A thread keeps one pack column
@@ -445,6 +446,7 @@ __device__ __forceinline__ void cols_cluster(const T* __restrict__ a, const T* _
   State* red = reinterpret_cast<State*>(smem);
   State* part = red + Sh::WARPS * Sh::COLS;
   State* fin = red;  // padded (Sh::fin_at), written once the meeting has read the partials
+  static_assert(Sh::P * Sh::FIN_PACK <= Sh::WARPS * Sh::COLS, "the finished states over the partials");
   T* sa = reinterpret_cast<T*>(red + Sh::STATES);        // [rows][COLS] x (or y)
   const i64 lc = (L + C - 1) / C;
   T* sb = sa + lc * Sh::COLS;                             // [rows][COLS] the gradient (IN == 2)

@@ -145,6 +145,13 @@ __device__ __forceinline__ float log1p_small(float t) {
 // merge two states, finish the state once, and compute an output element.
 struct State { float a, b; };
 
+// Where column col's state sits in an array of states padded with 16 bytes after each PACK of
+// them (PACK 0: unpadded), so that threads reading a pack each fall in different banks
+// (colsCluster's and colsTeam's finished states, Share::fin_at).
+__host__ __device__ constexpr int padded_state(int col, int pack) {
+  return pack ? col / pack * (pack + 16 / (int)sizeof(State)) + col % pack : col;
+}
+
 // The forward state is (max m, t = sum of exp(x - m) - 1). Log-softmax keeps the max's own
 // term, exactly 1, out of the sum, so log(sum) = log1p(t) keeps the tiny terms a float sum 1 + t
 // would round away (log-softmax of a dominant element in 16-bit floats is then correctly
@@ -160,7 +167,6 @@ template <bool LOG, bool TINY = false>
 struct Forward {
   static_assert(LOG || !TINY, "TINY: log-softmax");
   static const int IN = 1;
-  static const bool TINY_SUMS = TINY;
   static constexpr float ONE = TINY ? 0x1p64f : 1.f;
   __device__ static float pad() { return -INFINITY; }
   __device__ static State empty() { return {-INFINITY, -ONE}; }
@@ -650,7 +656,8 @@ __device__ __forceinline__ State merge_tree(State (&u)[N]) {
 // column merged 7 and then 15 states in a row). On clusters of 2 and 4 the forward lost up to
 // 2.7 points that way (within those cases' spread from run to run), and a gradient's merge (one
 // add) lost up to 5, so those keep one thread a column (its states merged as a tree).
-// PACK > 0: `fin` padded, each PACK columns' states followed by 16 bytes (colsCluster's fin_at).
+// PACK > 0: `fin` padded (padded_state). `fin` may overlap `red` (every read of `red` is before
+// the cluster barrier that precedes its writes), never `part`, which the cluster reads remotely.
 template <class Op, int C, int WARPS, int COLS, int THREADS, int PACK = 0>
 __device__ __forceinline__ void meet(const State* red, State* part, State* fin) {
   constexpr int F = Op::IN == 1 && C > 8 ? THREADS / COLS : 1;
@@ -672,7 +679,7 @@ __device__ __forceinline__ void meet(const State* red, State* part, State* fin) 
     for (int i = 0; i < (C + F - 1) / F; ++i)
       v[i] = j + i * F < C ? load_remote(part + col, j + i * F) : Op::empty();
     const State all = warp_merge<Op, FC>(merge_tree<Op, (C + F - 1) / F>(v));
-    if (j == 0) fin[PACK ? col / PACK * (PACK + 16 / (int)sizeof(State)) + col % PACK : col] = Op::finish(all);
+    if (j == 0) fin[padded_state(col, PACK)] = Op::finish(all);
   }
   cluster_arrive();  // done reading the others' `part`
   __syncthreads();   // `fin` for every thread
