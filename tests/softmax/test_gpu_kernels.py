@@ -225,6 +225,19 @@ def test_cols_cluster_folds_groups_as_they_land(shape, stages, kind, monkeypatch
     assert tried >= 3  # float32 on three geometries at least (16-bit strips of 36 are not in packs)
 
 
+# colsCluster over more slices than a grid's y (65535), as the dispatch plans them: blocks take slices n,
+# n + 65535, ..., reusing their shared memory, whose finished states lie over the warps' partials;
+# strips of 128 bytes (bfloat16 softmax: stored terms), 64 and 32
+@pytest.mark.parametrize("shape", [(65600, 33, 64), (70000, 17, 8)], ids=str)
+@pytest.mark.parametrize("kind", ["forward", "log", "backward"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_cols_cluster_more_slices_than_grid_y(shape, kind, dtype):
+    case = Case(shape, dtype, _params(kind))
+    c = plans.choose(W_problem(case))
+    assert c.kernel == "colsCluster" and c.grid[1] == plans.GRID_Y < shape[0]
+    check_case(case, seed=7)
+
+
 # rowStream forced at every group count, with 1 to 3 clusters for 7 rows (the dispatch gives each
 # cluster 2 rows): clusters taking 3 to 7 rows, the row-parity state buffer reused, rows split
 # unevenly between clusters, segments ending part-way through a thread's packs
