@@ -51,7 +51,7 @@ struct Share {
   // float32). colsTeam keeps them in the 2 * COLS states after the partials, colsCluster over the
   // partials, which the meeting has read by then. On the H200 (benchmarks/h200/softmax/team-pad,
   // alternately against the layout before) bfloat16 softmax and log-softmax gained 0.3-2.5 points
-  // of a copy on teams and 0-1.8 on clusters; float32 and gradients moved by -2.5 to +1.5 (the
+  // of a copy on teams and 0-3.0 on clusters; float32 and gradients moved by -2.5 to +1.6 (the
   // -2.5 in one run, +0.7 in the other).
   static constexpr int FIN_PACK = padded_state(V, V);  // a pack's states and its padding
   static_assert(P * FIN_PACK <= 2 * COLS, "padded finished states");
