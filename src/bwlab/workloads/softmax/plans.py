@@ -280,7 +280,7 @@ def team_wanted(p: Problem) -> bool:
     -1 log-softmax). Rows of 2 blocks lost 3-6 points on teams, and teams of more blocks than a row
     needs were slower (bfloat16 [1024, 131072] on 5 to 7: 70-80%).
     A strided axis (colsTeam): softmax and log-softmax gradients in whole 128-byte strips down axes
-    of 4096 to 32768 rows (float32) or 8192 to 16384 (16-bit). On the H200
+    of 4096 to 32768 rows (float32) or 8192 to 32768 (16-bit). On the H200
     (benchmarks/h200/softmax/cols-team/meet.txt, the X0 rows), float32 [16, 8192, 1024] ran at 84% of a
     copy against colsSpread's 71%, [8192, 8192] 77% against 68%, [8, 16384, 1024] 76% against
     colsCluster's 64%, [4, 32768, 1024] and [32768, 4096] 65% against colsChunks' 60%; bfloat16
@@ -301,12 +301,16 @@ def team_wanted(p: Problem) -> bool:
     (16-bit rows folded in 2 groups as they land: level with 1 group at 16384 rows, 0.7-3.6 points
     ahead at 32768). Shorter axes, whose clusters keep two or three blocks an SM, stay on them
     (probe.txt): bfloat16 teams at [16, 8192, 1024] and [8192, 8192] ran 0.7-3.7 points slower on
-    their best geometry, float32 level (-0.4 to +1.1). 16-bit gradients down 32768 rows stay on
-    colsChunks: teams of 96 KiB blocks ran 0-5.6 points ahead in the probe, level in a bench run (59.0%
-    of memcpy against 58.9% in the run before)."""
+    their best geometry, float32 level (-0.4 to +1.1); with the teams out of phase (colsTeam's
+    team_phase), still mixed there (benchmarks/h200/softmax/team-l2/dispatch.txt: bfloat16 forward
+    +3 at [16, 8192, 1024], log-softmax -1 to -2, [8192, 8192] -1 to -4; float32 -1 to +1.5).
+    16-bit gradients down 32768 rows were level with colsChunks in a bench run with the teams in step
+    (59.0% of memcpy against 58.9%); out of phase, bfloat16 [4, 32768, 1024] ran at 69.8-70.5% of a
+    copy against colsChunks' 58.3-58.9% and [32768, 4096] at 64.3-65.4% against 58.5-58.9%
+    (dispatch.txt), so they take teams too (float16: the same kernel, not timed)."""
     if p.M > 1:
         if p.op == "backward":
-            lo, hi = (4096, 32768) if p.dtype == "float32" else (8192, 16384)
+            lo, hi = (4096 if p.dtype == "float32" else 8192), 32768
         else:
             lo, hi = 16384, 32768
         return whole_packs(p) and p.M * ITEMSIZE[p.dtype] % 128 == 0 and lo <= p.L <= hi

@@ -239,10 +239,12 @@ struct Share {
   // A team's meeting through global memory: F = THREADS / COLS adjacent threads a column (at most
   // a warp) merge every F-th warp partial into the block's state, stored in slot `rank` of
   // `states` (this strip's [blocks][COLS]); thread 0 counts the block with a release reduction
-  // once the block's stores are behind a barrier, and waits until the count reaches `target`;
-  // then each column's F threads merge every F-th block's state into `fin` (padded: fin_at).
+  // once the block's stores are behind a barrier, and waits until the count reaches `target`
+  // (every thread calls pre() in between); then each column's F threads merge every F-th block's
+  // state into `fin` (padded: fin_at).
+  template <class Pre>
   static __device__ __forceinline__ void team_meet(const State* red, State* fin, State* states, unsigned* count,
-                                                   i64 blocks, i64 rank, unsigned target) {
+                                                   i64 blocks, i64 rank, unsigned target, const Pre& pre) {
     static_assert(THREADS >= COLS, "a thread or more a column");
     constexpr int F = THREADS / COLS < 32 ? THREADS / COLS : 32;
     const int col = threadIdx.x / F, j = threadIdx.x % F;
@@ -253,10 +255,10 @@ struct Share {
       if (j == 0) states[rank * COLS + col] = u;
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-      count_release(count);
+    if (threadIdx.x == 0) count_release(count);
+    pre();  // after thread 0's release, whose fence would wait for it
+    if (threadIdx.x == 0)
       while (ld_acquire(count) < target) asm volatile("nanosleep.u32 64;" ::: "memory");
-    }
     __syncthreads();
     // (16-byte loads of two columns' states, eight in flight, and a poll backing off from 32 to
     // 512 ns measured slower or level on the H200: benchmarks/h200/softmax/cols-team/meet.txt)
@@ -274,6 +276,16 @@ struct Share {
       if (j == 0) fin[fin_at(col)] = Op::finish(u);
     }
     __syncthreads();
+  }
+
+  // This block's `rows` rows of a strip (at `base`, its first column col0) into the L2, a bulk
+  // prefetch of the strip's row segment each, so that its copies into shared memory hit the L2.
+  static __device__ __forceinline__ void prefetch_rows(const T* a, const T* b, i64 base, i64 col0, i64 M, int rows) {
+    const unsigned bytes = (unsigned)min((i64)W, (M - col0) * (i64)sizeof(T));
+    for (int r = threadIdx.x; r < rows; r += THREADS) {
+      prefetch_l2(a + base + (i64)r * M, bytes);
+      if (Op::IN == 2) prefetch_l2(b + base + (i64)r * M, bytes);
+    }
   }
 
   // Rows [lo, hi) of the output from the copy on chip (make(pa, pb): a pack's output), this thread's
@@ -491,6 +503,28 @@ colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a
   cols_cluster<half16, 1, 128, 256, 1, Forward<true>, false>(a, b, y, N, L, M);
 }
 
+// colsTeam's teams start out of phase: team g's thread 0 waits (g % 3) * TEAM_PHASE_NS before the
+// block's first copies. Started together, the teams fetched, folded and met in step, so DRAM idled
+// while every team waited at its meeting; a third of a meeting's spacing apart, one team's fold and
+// meeting overlap the others' traffic. On the H200 (benchmarks/h200/softmax/team-l2, alternately
+// against starting together) every colsTeam case gained 1.9-8.2 points of a copy at 3 us, as much as
+// at 1.5 or 4.5 us within a point or so (rowTeam, whose teams meet every row of 3-16 blocks, gained
+// nothing and starts together).
+constexpr unsigned TEAM_PHASE_NS = 3000;
+__device__ __forceinline__ void team_phase(unsigned team) {
+  if (team % 3 == 0) return;
+  if (threadIdx.x == 0) {
+    const unsigned wait = team % 3 * TEAM_PHASE_NS;
+    unsigned t0, now;  // the timer's low 32 bits: differences up to 4 s
+    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t0));
+    do {
+      asm volatile("nanosleep.u32 256;");
+      asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(now));
+    } while (now - t0 < wait);
+  }
+  __syncthreads();
+}
+
 // colsTeam: colsCluster's strips on a team of `blocks` ordinary blocks meeting through global
 // memory, so a strip's rows may span any number of blocks, each holding as few as keeps several
 // blocks on an SM. Gradients gain most: two inputs on a cluster of 16 filled an SM's shared
@@ -510,6 +544,11 @@ colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, un
          i64 blocks, i64 G) {
   typedef Share<T, W, THREADS, Op, E> Sh;
   static_assert(S >= 1 && S <= 8, "at most 8 groups of copies in flight");
+  // 16-bit softmax and log-softmax: while the block waits at a meeting, the next strip's rows go
+  // into the L2 (Sh::prefetch_rows), so that its refill copies hit there. On the H200 (team-l2, as
+  // above) bfloat16 gained 0.6-2.8 points of a copy with the teams in step and 0.3-2.7 more out of
+  // phase; float32 lost 0.8-3.1 and gradients 1.1-6.0 (teams in step), so they fetch as before.
+  constexpr bool PREFETCH = sizeof(T) == 2 && Op::IN == 1;
   extern __shared__ __align__(16) unsigned char smem[];
   State* red = reinterpret_cast<State*>(smem);
   State* fin = red + Sh::WARPS * Sh::COLS;
@@ -525,15 +564,17 @@ colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, un
   State* states = reinterpret_cast<State*>(ws + G * 32) + team * 2 * blocks * Sh::COLS;
   i64 t = team;
   if (t >= strips) return;  // no other team waits on this one
+  team_phase((unsigned)team);
   i64 col0 = (t % across) * Sh::COLS, base = ((t / across) * L + r0) * M + col0;
   Sh::copy_groups(sa, sb, a, b, base, col0, M, rows, per, S);
   for (unsigned j = 0; t < strips; t += G, ++j) {
+    const i64 next = t + G, ncol0 = (next % across) * Sh::COLS, nbase = ((next / across) * L + r0) * M + ncol0;
     State st[Sh::K];
     Pack<T, Sh::K> gm[S];  // E: each group's maxima of the thread's columns
     Sh::fold_groups(st, sa, sb, rows, per, gm);
     Sh::partials(st, red);
-    Sh::team_meet(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank, (j + 1) * (unsigned)blocks);
-    const i64 next = t + G, ncol0 = (next % across) * Sh::COLS, nbase = ((next / across) * L + r0) * M + ncol0;
+    Sh::team_meet(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank, (j + 1) * (unsigned)blocks,
+                  [&] { if (PREFETCH && next < strips) Sh::prefetch_rows(a, b, nbase, ncol0, M, rows); });
     Sh::write_refill(fin, sa, sb, a, b, y, base, col0, nbase, ncol0, next < strips, M, rows, per, gm);
     col0 = ncol0;
     base = nbase;

@@ -595,6 +595,12 @@ __device__ __forceinline__ void cp_async16_at(unsigned dst, const void* src, boo
                  : "memory");
 }
 
+// `bytes` (a multiple of 16, at a 16-byte aligned address) from global memory into the L2, with
+// nothing to wait for: a bulk prefetch, whatever the line boundaries.
+__device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(p), "r"(bytes) : "memory");
+}
+
 // Wait until at most n of this thread's committed groups are in flight (n < 8, uniform).
 __device__ __forceinline__ void cp_async_wait_upto(int n) {
   switch (n) {
