@@ -391,6 +391,7 @@ def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype, op):
     ((4, 32768, 1024), "bfloat16", False, 264, "colsTeam"), ((1, 32768, 4096), "float16", True, 264, "colsTeam"),
     ((16, 4096, 1024), "bfloat16", True, 264, "colsCluster"),  # 16-bit: 8192 rows or more
     ((4, 65536, 1024), "float32", False, 264, "colsChunks"),   # unmeasured
+    ((4, 65536, 1024), "bfloat16", False, 264, "colsChunks"),
     ((16, 8192, 16), "float32", False, 264, "colsCluster"),    # strips narrower than 128 bytes
     ((16, 8192, 36), "float32", False, 264, "colsSpread"),     # a slice not in whole strips
     ((1, 8192, 1024), "float32", False, 264, "colsSpread")])   # 32 strips: too few for 12 teams

@@ -303,8 +303,8 @@ def team_wanted(p: Problem) -> bool:
     (probe.txt): bfloat16 teams at [16, 8192, 1024] and [8192, 8192] ran 0.7-3.7 points slower on
     their best geometry, float32 level (-0.4 to +1.1); with the teams out of phase (colsTeam's
     team_phase), still mixed there (benchmarks/h200/softmax/team-l2/dispatch.txt: bfloat16 forward
-    +3 at [16, 8192, 1024], log-softmax -1.6, [8192, 8192] -1.7 and -3.7, [32, 4096, 1024] -3 and
-    -7; float32 -0.8 to +1.6).
+    +3 at [16, 8192, 1024], log-softmax -1.6, [8192, 8192] -1.7 and -3.7, [32, 4096, 1024] -3.7 and
+    -7.2; float32 -0.8 to +1.6).
     16-bit gradients down 32768 rows were level with colsChunks in a bench run with the teams in step
     (59.0% of memcpy against 58.9%); out of phase, bfloat16 [4, 32768, 1024] ran at 69.8-70.5% of a
     copy against colsChunks' 58.3-58.9% and [32768, 4096] at 64.3-65.4% against 58.5-58.9%

@@ -506,10 +506,12 @@ colsCluster<half16, 1, 128, 256, 1, Forward<true> >(const half16* __restrict__ a
 // colsTeam's teams start out of phase: team g's thread 0 waits (g % 3) * TEAM_PHASE_NS before the
 // block's first copies. Started together, the teams fetched, folded and met in step, so DRAM idled
 // while every team waited at its meeting; started 3 us apart (a round of bfloat16 strips takes
-// about 18 us), one team's fold and meeting overlap the others' traffic. On the H200 (benchmarks/h200/softmax/team-l2, alternately
-// against starting together) every colsTeam case gained 1.9-8.2 points of a copy at 3 us; 1.5 us
-// gave -1.6 to +1.2 points against that, 4.5 us -3.3 to +0.5 (rowTeam, whose teams of 3-16 blocks
-// meet every row, gained nothing from the same wait and starts together).
+// about 18 us), one team's fold and meeting overlap the others' traffic. On the H200
+// (benchmarks/h200/softmax/team-l2, alternately against starting together, with the prefetch
+// below) every colsTeam case gained 1.9-8.2 points of a copy at 3 us (without the prefetch, in
+// another run, 0.1-6.7); 1.5 us gave -1.6 to +1.2 points against that, 4.5 us -3.3 to +0.5
+// (rowTeam, whose teams of 3-16 blocks meet every row, gained nothing from the same wait and
+// starts together).
 constexpr unsigned TEAM_PHASE_NS = 3000;
 __device__ __forceinline__ void team_phase(unsigned team) {
   if (team % 3 == 0) return;
