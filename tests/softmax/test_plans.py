@@ -381,6 +381,20 @@ def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype, op):
     assert c.zeroed == 128 * G and c.workspace_bytes == c.zeroed + 2 * 8 * G * T * cols
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("L", [8192, 24576, 24577, 32768])
+@pytest.mark.parametrize("op", ["backward", "forward"])
+def test_long_16bit_gradients_meet_sixteen_states_at_a_time(dtype, L, op):
+    """colsTeam's meeting loads 16 of the team's states at once (the kernel's last template argument,
+    after E) for 16-bit gradients on teams of more than TEAM_WIDE_GATHER blocks (24576 rows take 64,
+    24577 take 65, 32768 take 86), four otherwise; the instantiation is one the build compiles."""
+    c = plans.cols_team(Problem(4, L, 1024, dtype, op, True), held=396)
+    wide = op == "backward" and dtype != "float32" and L > 24576
+    assert op == "forward" or (c.chunks > plans.TEAM_WIDE_GATHER) == (L > 24576)
+    assert c.expression.endswith(",false,16 >") == wide and c.expression.count(",16 >") == wide
+    assert c.expression in plans.expressions()[c.source]
+
+
 @pytest.mark.parametrize("shape, dtype, log, held, kernel", [
     ((16, 8192, 1024), "float32", False, 264, "colsTeam"), ((16, 4096, 1024), "float32", True, 264, "colsTeam"),
     ((1, 8192, 8192), "float32", False, 264, "colsTeam"), ((4, 32768, 1024), "float32", False, 264, "colsTeam"),

@@ -448,6 +448,9 @@ def cols_spread(p: Problem, threads: int = 512, minb: int = 2, C: int = BIG_CLUS
 
 
 TEAM_STRIP = 96 * 1024         # colsTeam, gradients: bytes of strip rows a block holds (two blocks an SM)
+# colsTeam: 16-bit gradients on teams of more than this many blocks load 16 of the team's states at once
+# in a meeting (else 4; the kernel's NL has the figures)
+TEAM_WIDE_GATHER = 64
 TEAM_STRIPS = 10               # colsTeam: strips a team takes at least (10.7 to 42 measured)
 # colsTeam, softmax and log-softmax: 64 KiB of strip rows a block and registers for three blocks an SM
 # (__launch_bounds__); 16-bit rows folded in 2 groups as they land (team_wanted has the figures)
@@ -480,6 +483,8 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
         return None
     G = min(strips(p, cols), G or max(1, held // T))
     e = _terms(p, terms) if W == 128 else ""  # float32's form, forced, spills (its four groups' maxima)
+    if p.op == "backward" and ITEMSIZE[p.dtype] == 2 and T > TEAM_WIDE_GATHER:
+        e = (e or ",false") + ",16"
     expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{op_type(p)},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",

@@ -241,8 +241,8 @@ struct Share {
   // `states` (this strip's [blocks][COLS]); thread 0 counts the block with a release reduction
   // once the block's stores are behind a barrier, and waits until the count reaches `target`
   // (every thread calls pre() in between); then each column's F threads merge every F-th block's
-  // state into `fin` (padded: fin_at).
-  template <class Pre>
+  // state into `fin` (padded: fin_at), NL loads in flight (then four, then one at a time).
+  template <int NL, class Pre>
   static __device__ __forceinline__ void team_meet(const State* red, State* fin, State* states, unsigned* count,
                                                    i64 blocks, i64 rank, unsigned target, const Pre& pre) {
     static_assert(THREADS >= COLS, "a thread or more a column");
@@ -262,14 +262,23 @@ struct Share {
     __syncthreads();
     // (16-byte loads of two columns' states, eight in flight, and a poll backing off from 32 to
     // 512 ns measured slower or level on the H200: benchmarks/h200/softmax/cols-team/meet.txt)
+    static_assert(NL == 4 || NL == 16, "four or sixteen loads in flight");
     if (col < COLS) {
       State u = Op::empty();
       i64 i = j;
-      for (; i + 3 * F < blocks; i += 4 * F) {  // four loads in flight
-        State v[4];
+      for (; i + (NL - 1) * F < blocks; i += NL * F) {  // NL loads in flight
+        State v[NL];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) v[k] = ld_cg(states + (i + k * F) * COLS + col);
-        u = Op::merge(u, merge_tree<Op, 4>(v));
+        for (int k = 0; k < NL; ++k) v[k] = ld_cg(states + (i + k * F) * COLS + col);
+        u = Op::merge(u, merge_tree<Op, NL>(v));
+      }
+      if constexpr (NL > 4) {
+        for (; i + 3 * F < blocks; i += 4 * F) {
+          State v[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) v[k] = ld_cg(states + (i + k * F) * COLS + col);
+          u = Op::merge(u, merge_tree<Op, 4>(v));
+        }
       }
       for (; i < blocks; i += F) u = Op::merge(u, ld_cg(states + i * COLS + col));
       u = warp_merge<Op, F>(u);
@@ -539,8 +548,13 @@ __device__ __forceinline__ void team_phase(unsigned team) {
 // 2 (96 KiB of strip rows each; told so, NVRTC gives them up to 128 registers a thread, where left
 // to choose, 13.5 settled two at 64 and spilled), softmax and log-softmax 3 (64 KiB each; told 2,
 // 16-bit forward took 90-101 registers, which left room for two blocks of 256 an SM, not three).
-// E: stored terms (Share).
-template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false>
+// E: stored terms (Share). NL: the team's states a thread loads at once in the meeting, 4 or 16.
+// 16-bit gradients on teams of more than 64 blocks take 16 (plans.cols_team): on the H200
+// (benchmarks/h200/softmax/team-gather, four rounds alternately against 4) bfloat16 gradients down
+// 32768 rows (teams of 86 blocks, 22 states a thread) went from 68.6% of a copy to 72.2% at [4,
+// 32768, 1024] and from 65.1% to 68.5% at [32768, 4096]; down 24576 rows (64 blocks) they were level
+// (+0.4), as were softmax on teams of 64 (-0.6) and float32 (whose 8 threads a column load 11 of 86).
+template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false, int NL = 4>
 __global__ void __launch_bounds__(THREADS, MINB)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
          i64 blocks, i64 G) {
@@ -575,8 +589,9 @@ colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, un
     Pack<T, Sh::K> gm[S];  // E: each group's maxima of the thread's columns
     Sh::fold_groups(st, sa, sb, rows, per, gm);
     Sh::partials(st, red);
-    Sh::team_meet(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank, (j + 1) * (unsigned)blocks,
-                  [&] { if (PREFETCH && next < strips) Sh::prefetch_rows(a, b, nbase, ncol0, M, rows); });
+    Sh::template team_meet<NL>(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank,
+                               (j + 1) * (unsigned)blocks,
+                               [&] { if (PREFETCH && next < strips) Sh::prefetch_rows(a, b, nbase, ncol0, M, rows); });
     Sh::write_refill(fin, sa, sb, a, b, y, base, col0, nbase, ncol0, next < strips, M, rows, per, gm);
     col0 = ncol0;
     base = nbase;
