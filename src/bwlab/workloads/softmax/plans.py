@@ -467,7 +467,8 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     SM. 0 takes the pass's geometry: gradients TEAM_STRIP bytes, WIDE_STAGES groups, two blocks;
     softmax and log-softmax TEAM_FORWARD_STRIP, WIDE_STAGES groups (16-bit: TEAM_FORWARD_STAGES16),
     TEAM_FORWARD_BLOCKS blocks. A cooperative launch. 16-byte packs. Stored terms (stored_terms;
-    terms: forced on or off) on strips of 128 bytes."""
+    terms: forced on or off) on strips of 128 bytes. 16-bit gradients on teams of more than
+    TEAM_WIDE_GATHER blocks load 16 of the team's states at once in a meeting (the kernel's NL)."""
     if not whole_packs(p) or p.M == 1:
         return None
     fwd = p.op == "forward"
