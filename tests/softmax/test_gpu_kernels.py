@@ -588,8 +588,7 @@ def test_cols_team_forced(shape, kind, monkeypatch):
         for g in geometries:
             c = plans.cols_team(p, **g)
             assert c is not None and c.grid[0] == c.chunks * c.extra[0] and c.cooperative
-            wide = p.op == "backward" and ITEMSIZE[dtype] == 2 and c.chunks > plans.TEAM_WIDE_GATHER
-            assert c.expression.endswith(",16 >") == wide
+            assert c.expression.endswith(",16 >") == plans.wide_gather(p, c.chunks)
             ran = _force(monkeypatch, p, c)
             check_case(case, seed=c.chunks + 10 * c.extra[0])
             assert ran

@@ -484,7 +484,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
         return None
     G = min(strips(p, cols), G or max(1, held // T))
     e = _terms(p, terms) if W == 128 else ""  # float32's form, forced, spills (its four groups' maxima)
-    if p.op == "backward" and ITEMSIZE[p.dtype] == 2 and T > TEAM_WIDE_GATHER:
+    if wide_gather(p, T):
         e = (e or ",false") + ",16"
     expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{op_type(p)},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
@@ -493,6 +493,12 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
                   cooperative=True,
                   why=f"strips {W} bytes wide on a team of {T} blocks meeting through global memory, "
                       f"{G} teams, x read once")
+
+
+def wide_gather(p: Problem, T: int) -> bool:
+    """Whether colsTeam's meeting on teams of T blocks loads 16 of the team's states at once (NL):
+    16-bit gradients on teams of more than TEAM_WIDE_GATHER blocks."""
+    return p.op == "backward" and ITEMSIZE[p.dtype] == 2 and T > TEAM_WIDE_GATHER
 
 
 def strips(p: Problem, cols: int) -> int:
