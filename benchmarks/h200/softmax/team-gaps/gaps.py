@@ -34,8 +34,9 @@ def forms(p, which):
         alt = calls.plan_for(p, 0, teams=False).choice
         out.append((f"noteam {alt.kernel}", alt))
     if which == "G":
-        for g in (16, 19, 22):
-            c = held_plan(lambda h: plans.cols_team(p, h, G=g))
+        for g in (16, 19, 22):  # (past the GPU's resident blocks: skipped)
+            T = plans.cols_team(p).chunks
+            c = held_plan(lambda h: plans.cols_team(p, h, G=g) if h == 0 or g * T <= h else None)
             if c is not None:
                 out.append((f"team T{c.chunks} G{g}", c))
     return out

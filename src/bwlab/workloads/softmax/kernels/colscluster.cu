@@ -554,6 +554,7 @@ __device__ __forceinline__ void team_phase(unsigned team) {
 // 32768 rows (teams of 86 blocks, 22 states a thread) went from 68.6% of a copy to 72.2% at [4,
 // 32768, 1024] and from 65.1% to 68.5% at [32768, 4096]; down 24576 rows (64 blocks) they were level
 // (+0.4), as were softmax on teams of 64 (-0.6) and float32 (whose 8 threads a column load 11 of 86).
+// float16 gradients run the same code (not timed with 16 loads).
 template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false, int NL = 4>
 __global__ void __launch_bounds__(THREADS, MINB)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
