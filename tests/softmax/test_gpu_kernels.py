@@ -566,7 +566,7 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
 # colsTeam (colsCluster's strips on a team meeting through global memory) forced at several
 # geometries, every pass and dtype: the fewest blocks that hold the axis and 2 or 5 more (short axes:
 # blocks with no rows), 1 to 3 teams each taking many strips in turn (the states' parity and the
-# counts' targets), strips partly past M, a slice of two strips; on blocks of 128 and 64-byte strips,
+# counts' targets), strips partly past M, a slice of two strips; on blocks of 128, 64- and 256-byte strips,
 # and on 30 blocks (more than 3 F + 1 for F threads a column: the merge's loop of four loads in flight),
 # and on 70 and 90 (16-bit gradients then load 16 states at once, then one at a time on 70, and four
 # then one on 90)
@@ -584,8 +584,10 @@ def test_cols_team_forced(shape, kind, monkeypatch):
         fewest = plans.cols_team(p).chunks
         geometries = [dict(T=fewest + more, G=teams) for more, teams in ((0, 1), (2, 2), (5, 3))]
         if shape == (3, 1000, 1000):  # 30 blocks: the team's states merged four loads at a time
-            geometries += [dict(threads=128, G=2), dict(W=64, G=3), dict(T=30, G=2), dict(T=70, G=2),
-                           dict(T=90, G=1)]
+            geometries += [dict(threads=128, G=2), dict(W=64, G=3), dict(W=256, G=2), dict(T=30, G=2),
+                           dict(T=70, G=2), dict(T=90, G=1)]
+        if shape == (1, 16, 4096):  # 256-byte strips, the slice a whole number of them
+            geometries += [dict(W=256, G=3)]
         for g in geometries:
             c = plans.cols_team(p, **g)
             assert c is not None and c.grid[0] == c.chunks * c.extra[0] and c.cooperative
@@ -647,6 +649,38 @@ def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
     for seed in (15, 16):
         check_case(case, seed=seed)
     assert len(ran) == 2
+
+
+@pytest.mark.parametrize("kind", ["forward", "log", "backward"])
+def test_cols_team_takes_wide_strips_where_rows_lie_far_apart(kind, monkeypatch):
+    """float32 rows 16 KiB apart down 4099 rows take the dispatch's teams on 256-byte strips (the last
+    block's share shorter): two calls in a row on fresh inputs through the API."""
+    from bwlab.workloads.softmax import calls
+
+    case = Case((2, 4099, 4096), "float32", _params(kind))
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.startswith("colsTeam<float,256,")
+    ran = _force(monkeypatch, p, plan)
+    for seed in (17, 18):
+        check_case(case, seed=seed)
+    assert len(ran) == 2
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_cols_team_takes_16_bit_softmax_down_8193_rows(dtype, monkeypatch):
+    """16-bit softmax (stored terms) down 8193 rows, enough strips for every team, takes the dispatch's
+    teams; log-softmax there keeps its cluster."""
+    from bwlab.workloads.softmax import calls
+
+    case = Case((15, 8193, 1024), dtype, _params("forward"))
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.endswith(",true >")
+    assert calls.plan_for(W_problem(Case(case.shape, dtype, _params("log"))), 0).choice.kernel == "colsCluster"
+    ran = _force(monkeypatch, p, plan)
+    check_case(case, seed=19)
+    assert ran
 
 
 def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):

@@ -416,6 +416,49 @@ def test_strided_gradients_take_teams_where_measured(shape, dtype, log, held, ke
         assert plans.choose(Problem(N, L, M, dtype, "backward", log), held=held, teams=False).kernel != "colsTeam"
 
 
+@pytest.mark.parametrize("shape, dtype, op, width", [
+    ((1, 8192, 8192), "float32", "forward", 256), ((1, 8192, 8192), "float32", "backward", 256),
+    ((2, 4096, 16384), "float32", "forward", 256),   # rows 64 KiB apart
+    ((1, 8192, 4096), "float32", "backward", 256),   # 16 KiB apart, the least
+    ((1, 16384, 8192), "float32", "forward", 256),   # a team of 64 blocks
+    ((1, 16384, 8192), "float32", "backward", 128),  # 86: a gradient's block holds 192 rows of 256 bytes
+    ((1, 8192, 2048), "float32", "forward", 128),    # 8 KiB apart
+    ((16, 8192, 1024), "float32", "backward", 128), ((1, 32768, 4096), "float32", "forward", 128),  # 128 blocks
+    ((1, 8192, 4128), "float32", "forward", 128),    # the slice not in whole 256-byte strips
+    ((1, 8192, 8192), "bfloat16", "forward", 128), ((1, 8192, 8192), "float16", "backward", 128)])
+def test_cols_team_strip_width(shape, dtype, op, width):
+    """colsTeam takes 256-byte strips for float32 whose strided rows lie 16 KiB apart or more, where
+    such a team has at most 64 blocks (but for log-softmax's gradients, unmeasured); 128 elsewhere."""
+    p = Problem(*shape, dtype, op, False)
+    assert plans.team_width(p) == width
+    assert plans.team_width(Problem(*shape, dtype, op, True)) == (width if op == "forward" else 128)  # log
+    c = plans.cols_team(p, held=396)
+    assert c.expression.startswith(f"colsTeam<{plans.CTYPE[dtype]},{width},") and c.expression in plans.expressions()[
+        c.source]
+
+
+@pytest.mark.parametrize("shape", [(1, 8192, 8192), (2, 4096, 16384), (1, 16384, 8192)])
+@pytest.mark.parametrize("log", [False, True])
+def test_float32_forward_takes_wide_teams_where_rows_lie_far_apart(shape, log):
+    """Softmax and log-softmax of float32 rows 16 KiB apart or more take teams on 256-byte strips from
+    4096 rows (colsCluster's before); 8 KiB apart they keep their clusters."""
+    c = plans.choose(Problem(*shape, "float32", "forward", log), held=396)
+    assert c.kernel == "colsTeam" and c.expression.startswith("colsTeam<float,256,")
+    assert plans.choose(Problem(shape[0], shape[1], 2048, "float32", "forward", log), held=396).kernel == "colsCluster"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16bit_softmax_takes_teams_down_8192_rows(dtype):
+    """16-bit softmax (stored terms) takes teams from 8192 rows where every team gets TEAM_STRIPS strips;
+    log-softmax keeps its clusters there, as do 4096 rows (unmeasured) and [8192, 8192] (128 strips: too
+    few for 24 teams)."""
+    def kernel(N, L, M, log=False):
+        return plans.choose(Problem(N, L, M, dtype, "forward", log), held=396).kernel
+
+    assert kernel(16, 8192, 1024) == kernel(2, 8192, 8192) == kernel(32, 8192, 512) == "colsTeam"
+    assert kernel(16, 8192, 1024, log=True) == kernel(1, 8192, 8192) == kernel(32, 4096, 1024) == "colsCluster"
+
+
 @pytest.mark.parametrize("shape, dtype, held, kernel", [
     ((4, 32768, 1024), "float32", 264, "colsTeam"), ((4, 32768, 1024), "bfloat16", 264, "colsTeam"),
     ((1, 32768, 4096), "float16", 264, "colsTeam"), ((8, 16384, 1024), "float32", 264, "colsTeam"),

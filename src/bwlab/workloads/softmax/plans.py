@@ -308,10 +308,24 @@ def team_wanted(p: Problem) -> bool:
     16-bit gradients down 32768 rows were level with colsChunks in a bench run with the teams in step
     (59.0% of memcpy against 58.9%); out of phase, bfloat16 [4, 32768, 1024] ran at 69.8-70.5% of a
     copy against colsChunks' 58.3-58.9% and [32768, 4096] at 64.3-65.4% against 58.5-58.9%
-    (dispatch.txt), so they take teams too (float16: the same kernel, not timed)."""
+    (dispatch.txt), so they take teams too (float16: the same kernel, not timed).
+    float32 whose strided rows lie 16 KiB apart or more take teams on 256-byte strips (team_width)
+    from 4096 rows, softmax and log-softmax too: on the H200 (benchmarks/h200/softmax/team-width,
+    width-pitch.txt) they ran [8192, 8192] dim 0 at 77.7% and 76.7% of a copy against colsCluster's
+    74.2% and 74.4%, [4096, 8192] 77.7 and 77.3 against 74.4 and 73.0, [4096, 16384] 81.7 and 81.2
+    against 75.9 and 74.8, [2, 8192, 8192] dim 1 78.7 and 78.8 against 76.6 and 77.1, [8192, 4096] 73.7
+    and 73.0 against 71.3 and 71.4. 16-bit softmax (stored terms; not log-softmax) takes teams from 8192
+    rows: bfloat16 [16, 8192, 1024] ran at 74.2% against colsCluster's 71.2%, [32, 8192, 512] 74.1 against
+    71.7, [8, 8192, 2048] 73.2 against 69.5, [2, 8192, 8192] 70.3 against 68.2 (width-rows8k.txt), while
+    [8192, 8192] (5.3 strips a team: TEAM_STRIPS keeps it on its cluster) ran at 64.8 against 65.8 and
+    log-softmax at [16, 8192, 1024] at 68.5 against 70.1 (width-256.txt). A kernel forced there times
+    about a point above the same kernel through the API (the 128-byte teams beside the API's in
+    width-256.txt), so those gains are about a point smaller than the differences."""
     if p.M > 1:
-        if p.op == "backward":
+        if p.op == "backward" or team_width(p) > 128:
             lo, hi = (4096 if p.dtype == "float32" else 8192), 32768
+        elif ITEMSIZE[p.dtype] == 2 and stored_terms(p):
+            lo, hi = 8192, 32768
         else:
             lo, hi = 16384, 32768
         return whole_packs(p) and p.M * ITEMSIZE[p.dtype] % 128 == 0 and lo <= p.L <= hi
@@ -452,14 +466,17 @@ TEAM_STRIP = 96 * 1024         # colsTeam, gradients: bytes of strip rows a bloc
 # in a meeting (else 4; the kernel's NL has the figures)
 TEAM_WIDE_GATHER = 64
 TEAM_STRIPS = 10               # colsTeam: strips a team takes at least (10.7 to 42 measured)
+# colsTeam: float32 strips of TEAM_WIDE_STRIP bytes where the strided axis's rows lie TEAM_WIDE_PITCH
+# bytes apart or more and such a team has at most TEAM_WIDE_BLOCKS blocks (team_width has the figures)
+TEAM_WIDE_STRIP, TEAM_WIDE_PITCH, TEAM_WIDE_BLOCKS = 256, 16 * 1024, 64
 # colsTeam, softmax and log-softmax: 64 KiB of strip rows a block and registers for three blocks an SM
 # (__launch_bounds__); 16-bit rows folded in 2 groups as they land (team_wanted has the figures)
 TEAM_FORWARD_STRIP, TEAM_FORWARD_BLOCKS, TEAM_FORWARD_STAGES16 = 64 * 1024, 3, 2
 
 
-def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: int = 0,
+def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int = 0,
               budget: int = 0, T: int = 0, G: int = 0, minb: int = 0, terms: Optional[bool] = None) -> Optional[Choice]:
-    """colsCluster's strips, W bytes wide (at most the slice's width), on a team of T ordinary blocks
+    """colsCluster's strips, W bytes wide (0: team_width's; at most the slice's width), on a team of T ordinary blocks
     (the fewest whose `budget` bytes hold the axis when 0) meeting through global memory; G teams (as
     many as the GPU holds at once when 0: `held` blocks of this kernel, 0 when unknown, taken as one
     team; None where it holds less than a team), team g taking strips g, g + G, ..., the next strip
@@ -471,6 +488,7 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
     TEAM_WIDE_GATHER blocks load 16 of the team's states at once in a meeting (the kernel's NL)."""
     if not whole_packs(p) or p.M == 1:
         return None
+    W = W or team_width(p)
     fwd = p.op == "forward"
     budget = budget or (TEAM_FORWARD_STRIP if fwd else TEAM_STRIP)
     minb = minb or (TEAM_FORWARD_BLOCKS if fwd else 2)
@@ -493,6 +511,28 @@ def cols_team(p: Problem, held: int = 0, W: int = 128, threads: int = 256, S: in
                   cooperative=True,
                   why=f"strips {W} bytes wide on a team of {T} blocks meeting through global memory, "
                       f"{G} teams, x read once")
+
+
+def team_width(p: Problem) -> int:
+    """colsTeam's strip width in bytes: TEAM_WIDE_STRIP (256) for float32 whose strided rows lie
+    TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number of such strips) where that
+    team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200 (benchmarks/h200/softmax/team-width,
+    width-pitch.txt, two rounds, every output checked), 256-byte strips ran [8192, 8192] dim 0 at
+    77.7% of a copy forward against 74.2% on 128-byte ones (colsCluster, the dispatch then), log-softmax
+    76.7 against 74.4, gradients 80.7 against colsTeam's 77.3 on 128; [4096, 16384] dim 0 81.7, 81.2 and
+    83.9 against 75.9, 74.8 and 77.9; [2, 8192, 8192] dim 1, [4096, 8192] and [8192, 4096] dim 0 (rows
+    16 KiB apart) gained 1.4-5.3 points too, and [16384, 8192] dim 0 1.0-1.6 forward (teams of 64) but
+    lost 1.0 in gradients (teams of 86). Where the rows lie 4 KiB apart ([16, 8192, 1024] dim 1) they
+    were level forward and lost 2 in gradients, and on teams of 86-128 blocks ([4, 32768, 1024],
+    [32768, 4096]) 10-27 points (width-256.txt): each block gathers twice the states of twice as many
+    blocks at every meeting. bfloat16 lost everywhere on 256-byte strips (its softmax's stored terms
+    need 128), and every dtype on strips of 64 and 32 bytes, by 10-40 points (width-64-32.txt).
+    log-softmax's gradients were not timed there and keep 128."""
+    if p.dtype != "float32" or (p.op == "backward" and p.log) or p.M * 4 < TEAM_WIDE_PITCH \
+            or p.M * 4 % TEAM_WIDE_STRIP:
+        return 128
+    wide = cols_team(p, W=TEAM_WIDE_STRIP)
+    return TEAM_WIDE_STRIP if wide is not None and wide.chunks <= TEAM_WIDE_BLOCKS else 128
 
 
 def wide_gather(p: Problem, T: int) -> bool:
@@ -653,9 +693,9 @@ def strided(p: Problem, big_clusters: bool = True, held: int = 0, teams: bool = 
     4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53% against 32-33%),
     gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384, 1024] (64-byte
     strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs (no cluster):
-    35-54% against colsSplit's 11-41%. Gradients down long axes, and softmax and log-softmax down
-    axes of 16384 to 32768 rows, take teams (team_wanted) where each takes TEAM_STRIPS strips or
-    more."""
+    35-54% against colsSplit's 11-41%. Gradients down long axes, softmax and log-softmax down axes of
+    16384 to 32768 rows (float32 rows 16 KiB apart from 4096, 16-bit softmax from 8192), take teams
+    (team_wanted) where each takes TEAM_STRIPS strips or more."""
     c = cols_regs(p)
     if c is not None:
         return c
@@ -698,7 +738,7 @@ def expressions() -> dict[Path, list[str]]:
                 probes = [Problem(1, L, 1, dtype, op, log, aligned) for L in _row_lengths(dtype)]
                 probes += [Problem(1, L, M, dtype, op, log, aligned)
                            for L in (3, 7, 13, 100, 1000, 4000, 8192, 20000, 30000, 60000, 200000)
-                           for M in (2, 4, 8, 16, 32, 64, 1024)]
+                           for M in (2, 4, 8, 16, 32, 64, 1024, 8192)]
                 for pr in probes:
                     c = choose(pr)
                     out.setdefault(c.source, []).append(c.expression)
