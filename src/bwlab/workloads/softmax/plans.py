@@ -309,12 +309,8 @@ def team_wanted(p: Problem) -> bool:
     (59.0% of memcpy against 58.9%); out of phase, bfloat16 [4, 32768, 1024] ran at 69.8-70.5% of a
     copy against colsChunks' 58.3-58.9% and [32768, 4096] at 64.3-65.4% against 58.5-58.9%
     (dispatch.txt), so they take teams too (float16: the same kernel, not timed).
-    float32 whose strided rows lie 16 KiB apart or more take teams on 256-byte strips (team_width)
-    from 4096 rows, softmax and log-softmax too: on the H200 (benchmarks/h200/softmax/team-width,
-    width-pitch.txt) they ran [8192, 8192] dim 0 at 77.7% and 76.7% of a copy against colsCluster's
-    74.2% and 74.4%, [4096, 8192] 77.7 and 77.3 against 74.4 and 73.0, [4096, 16384] 81.7 and 81.2
-    against 75.9 and 74.8, [2, 8192, 8192] dim 1 78.7 and 78.8 against 76.6 and 77.1, [8192, 4096] 73.7
-    and 73.0 against 71.3 and 71.4. 16-bit softmax (stored terms; not log-softmax) takes teams from 8192
+    float32 whose strided rows lie 16 KiB apart or more take teams on 256-byte strips from 4096 rows,
+    softmax and log-softmax too, where they beat colsCluster (team_width has the figures). 16-bit softmax (stored terms; not log-softmax) takes teams from 8192
     rows: bfloat16 [16, 8192, 1024] ran at 74.2% against colsCluster's 71.2%, [32, 8192, 512] 74.1 against
     71.7, [8, 8192, 2048] 73.2 against 69.5, [2, 8192, 8192] 70.3 against 68.2 (width-rows8k.txt), while
     [8192, 8192] (5.3 strips a team: TEAM_STRIPS keeps it on its cluster) ran at 64.8 against 65.8 and
