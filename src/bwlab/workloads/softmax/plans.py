@@ -309,13 +309,13 @@ def team_wanted(p: Problem) -> bool:
     (59.0% of memcpy against 58.9%); out of phase, bfloat16 [4, 32768, 1024] ran at 69.8-70.5% of a
     copy against colsChunks' 58.3-58.9% and [32768, 4096] at 64.3-65.4% against 58.5-58.9%
     (dispatch.txt), so they take teams too (float16: the same kernel, not timed).
-    float32 whose strided rows lie 16 KiB apart or more take teams on 256-byte strips from 4096 rows,
-    softmax and log-softmax too, where they beat colsCluster (team_width has the figures). 16-bit
-    softmax (stored terms; not log-softmax) takes teams from 8192 rows: bfloat16 [16, 8192, 1024] ran at 74.2% against colsCluster's 71.2%, [32, 8192, 512] 74.1 against
-    71.7, [8, 8192, 2048] 73.2 against 69.5, [2, 8192, 8192] 70.3 against 68.2 (width-rows8k.txt), while
-    [8192, 8192] (5.3 strips a team: TEAM_STRIPS keeps it on its cluster) ran at 64.8 against 65.8 and
-    log-softmax at [16, 8192, 1024] at 68.5 against 70.1 (width-256.txt). A kernel forced there times
-    about a point above the same kernel through the API (the 128-byte teams beside the API's in
+    float32 whose strided rows lie 16 KiB apart or more take teams on 256-byte strips from 4096 rows, softmax
+    and log-softmax too, where they beat colsCluster (team_width has the figures). 16-bit softmax (stored terms;
+    not log-softmax) takes teams from 8192 rows: bfloat16 [16, 8192, 1024] ran at 74.2% against colsCluster's
+    71.2%, [32, 8192, 512] 74.1 against 71.7, [8, 8192, 2048] 73.2 against 69.5, [2, 8192, 8192] 70.3 against
+    68.2 (width-rows8k.txt), while [8192, 8192] (5.3 strips a team: TEAM_STRIPS keeps it on its cluster) ran at
+    64.8 against 65.8 and log-softmax at [16, 8192, 1024] at 68.5 against 70.1 (width-256.txt). A kernel forced
+    there times about a point above the same kernel through the API (the 128-byte teams beside the API's in
     width-256.txt), so those gains are about a point smaller than the differences."""
     if p.M > 1:
         if p.op == "backward" or team_width(p) > 128:
