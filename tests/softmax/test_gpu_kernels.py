@@ -651,7 +651,7 @@ def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
     assert len(ran) == 2
 
 
-@pytest.mark.parametrize("kind", ["forward", "log", "backward"])
+@pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_cols_team_takes_wide_strips_where_rows_lie_far_apart(kind, monkeypatch):
     """float32 rows 16 KiB apart down 4099 rows take the dispatch's teams on 256-byte strips (the last
     block's share shorter): two calls in a row on fresh inputs through the API."""

@@ -428,10 +428,10 @@ def test_strided_gradients_take_teams_where_measured(shape, dtype, log, held, ke
     ((1, 8192, 8192), "bfloat16", "forward", 128), ((1, 8192, 8192), "float16", "backward", 128)])
 def test_cols_team_strip_width(shape, dtype, op, width):
     """colsTeam takes 256-byte strips for float32 whose strided rows lie 16 KiB apart or more, where
-    such a team has at most 64 blocks (but for log-softmax's gradients, unmeasured); 128 elsewhere."""
+    such a team has at most 64 blocks, log-softmax and its gradients too; 128 elsewhere."""
     p = Problem(*shape, dtype, op, False)
     assert plans.team_width(p) == width
-    assert plans.team_width(Problem(*shape, dtype, op, True)) == (width if op == "forward" else 128)  # log
+    assert plans.team_width(Problem(*shape, dtype, op, True)) == width  # log
     c = plans.cols_team(p, held=396)
     assert c.expression.startswith(f"colsTeam<{plans.CTYPE[dtype]},{width},") and c.expression in plans.expressions()[
         c.source]
@@ -531,6 +531,18 @@ def test_a_miss_never_prints_its_goal():
     from bwlab.workloads.softmax.cases import pct_below
 
     assert [pct_below(v, 85) for v in (60.4, 84.4, 84.5, 84.96, 84.99)] == ["60", "84", "84", "84.9", "84.9"]
+
+
+def test_log_backward_suite_times_log_softmax_gradients():
+    """The log-backward suite: log-softmax's gradients on the backward suite's shapes and dtypes, under the
+    backward's goal of 80%, in a shape class of their own."""
+    from bwlab.workloads.softmax import cases
+
+    plain, log = cases.bench_cases("backward"), cases.bench_cases("log-backward")
+    assert [(c.shape, c.dtype, c.param("dim")) for c in log] == [(c.shape, c.dtype, c.param("dim")) for c in plain]
+    assert all(c.param("log") is True and c.param("op") == "backward" for c in log)
+    assert {cases.shape_class(c) for c in log} == {"log-softmax backward, strided axis", "log-softmax backward, last axis"}
+    assert set(log) <= set(cases.bench_cases("all"))
 
 
 def test_every_rung_template_is_an_instantiation_it_builds():

@@ -19,8 +19,8 @@ def bench(name: str = typer.Argument(..., metavar="WORKLOAD",
                                              "(default: bwlab-results/bench-<workload>-<time>)"),
           suite: Optional[str] = typer.Option(None, "--suite", metavar="S1,S2", help="case suites, comma-separated, "
                                               "or 'all' (transpose: main, misaligned, skinny, views, small; "
-                                              "softmax: main, log, backward, small; permute, matmul: main; "
-                                              "distributed: main, small, chunks; default: main)"),
+                                              "softmax: main, log, backward, log-backward, small; permute, "
+                                              "matmul: main; distributed: main, small, chunks; default: main)"),
           shapes: Optional[str] = typer.Option(None, "--shapes", metavar="S1,S2",
                                                help="cases, e.g. 16384x16384,256x4096x4096 (instead of "
                                                "--suite)"),

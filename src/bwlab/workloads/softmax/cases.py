@@ -17,7 +17,7 @@ BACKWARD_SHAPES = (((16, 8192, 1024), 1), ((8192, 8192), 0), ((32768, 4096), -1)
                    ((4194304, 32), -1), ((4096, 262144), -1), ((4, 32768, 1024), 1))
 SMALL_SHAPES = (((1024, 1024), -1), ((256, 64, 64), 1), ((4096, 128), -1))  # cache-resident (<= 4 MiB)
 DTYPES = ("float32", "bfloat16")
-SUITES = ("main", "log", "backward", "small")
+SUITES = ("main", "log", "backward", "log-backward", "small")
 GOAL_BYTES = 256 << 20
 GOAL_NOTE = ("goals, inputs of at least 256 MiB: forward and log-softmax at least 90% of cudaMemcpy on the last "
              "axis and 85% on a strided axis, backward 80%; never slower than torch eager or torch.compile")
@@ -31,7 +31,9 @@ def is_last(case: Case) -> bool:
 def shape_class(case: Case) -> str:
     if case.param("class"):
         return case.param("class")
-    op = "backward" if case.param("op") == "backward" else "log-softmax" if case.param("log") else "softmax"
+    op = "log-softmax" if case.param("log") else "softmax"
+    if case.param("op") == "backward":
+        op = "log-softmax backward" if case.param("log") else "backward"
     return f"{op}, {'last axis' if is_last(case) else 'strided axis'}"
 
 
@@ -43,6 +45,9 @@ def bench_cases(suite: str = "main", all_dtypes: bool = False) -> list[Case]:
         return [Case(s, d, (("dim", dim), ("log", True))) for s, dim in SHAPES for d in dtypes]
     if suite == "backward":
         return [Case(s, d, (("dim", dim), ("op", "backward"))) for s, dim in BACKWARD_SHAPES for d in dtypes]
+    if suite == "log-backward":  # the gradient of log-softmax (cross-entropy's), on the same shapes
+        return [Case(s, d, (("dim", dim), ("log", True), ("op", "backward"))) for s, dim in BACKWARD_SHAPES
+                for d in dtypes]
     if suite == "small":
         return [Case(s, d, (("dim", dim), ("class", "cache-resident (<= 4 MiB, not a DRAM figure)")))
                 for s, dim in SMALL_SHAPES for d in dtypes]

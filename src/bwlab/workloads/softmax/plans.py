@@ -522,10 +522,13 @@ def team_width(p: Problem) -> int:
     were level forward and lost 2 in gradients, and on teams of 86-128 blocks ([4, 32768, 1024],
     [32768, 4096]) 10-27 points (width-256.txt): each block gathers twice the states of twice as many
     blocks at every meeting. bfloat16 lost everywhere on 256-byte strips (its softmax's stored terms
-    need 128), and every dtype on strips of 64 and 32 bytes, by 10-40 points (width-64-32.txt).
-    log-softmax's gradients were not timed there and keep 128."""
-    if p.dtype != "float32" or (p.op == "backward" and p.log) or p.M * 4 < TEAM_WIDE_PITCH \
-            or p.M * 4 % TEAM_WIDE_STRIP:
+    need 128; with them forced on, benchmarks/h200/softmax/width-more/summary-terms.txt, still 2.2-13.5
+    points behind 128 but level at [4096, 8192]), and every dtype on strips of 64 and 32 bytes, by 10-40
+    points (width-64-32.txt). log-softmax's gradients, timed later (width-more/summary-lbwd.txt, two
+    rounds), gained as much: 256-byte strips 80.2% against 78.2% on 128 at [8192, 8192], 81.3 against 79.2
+    at [2, 8192, 8192], 83.1-83.6 against 79.7-80.3 at [4096, 8192] and [4096, 16384], 80.0 against 78.9 at
+    [8192, 4096], and lost 1.4 on teams of 86 ([16384, 8192])."""
+    if p.dtype != "float32" or p.M * 4 < TEAM_WIDE_PITCH or p.M * 4 % TEAM_WIDE_STRIP:
         return 128
     wide = cols_team(p, W=TEAM_WIDE_STRIP)
     return TEAM_WIDE_STRIP if wide is not None and wide.chunks <= TEAM_WIDE_BLOCKS else 128
