@@ -569,7 +569,7 @@ def test_row_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
 # counts' targets), strips partly past M, a slice of two strips; on blocks of 128, 64- and 256-byte strips,
 # and on 30 blocks (more than 3 F + 1 for F threads a column: the merge's loop of four loads in flight),
 # and on 70 and 90 (16-bit gradients then load 16 states at once, then one at a time on 70, and four
-# then one on 90)
+# then one on 90); log-softmax gradients lean too (the gradient alone on chip), at 2 and 3 blocks an SM
 @pytest.mark.parametrize("shape", [(3, 1000, 1000), (2, 4099, 36), (1, 16, 4096), (2, 9, 64), (7, 13, 8)], ids=str)
 @pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_cols_team_forced(shape, kind, monkeypatch):
@@ -588,11 +588,17 @@ def test_cols_team_forced(shape, kind, monkeypatch):
                            dict(T=70, G=2), dict(T=90, G=1)]
         if shape == (1, 16, 4096):  # 256-byte strips, the slice a whole number of them
             geometries += [dict(W=256, G=3)]
+        if kind == "logbackward":  # the gradient alone on chip, y read at the write
+            geometries += [dict(lean=True, G=1), dict(lean=True, T=fewest + 2, G=2), dict(lean=True, W=256, G=3),
+                           dict(lean=True, budget=64 * 1024, minb=3, G=2)]
+            if shape == (3, 1000, 1000):  # 16-bit: 16 states loaded at once
+                geometries += [dict(lean=True, T=70, G=1)]
         for g in geometries:
-            c = plans.cols_team(p, **g)
+            c = plans.cols_team(p, **{"lean": False, **g})
             assert c is not None and c.grid[0] == c.chunks * c.extra[0] and c.cooperative
             wide = p.op == "backward" and ITEMSIZE[dtype] == 2 and c.chunks > plans.TEAM_WIDE_GATHER
-            assert c.expression.endswith(",false,16 >") == wide
+            assert (",false,16" in c.expression) == wide
+            assert c.expression.endswith((",false,4,true >", ",false,16,true >")) == g.get("lean", False)
             ran = _force(monkeypatch, p, c)
             check_case(case, seed=c.chunks + 10 * c.extra[0])
             assert ran
@@ -600,15 +606,16 @@ def test_cols_team_forced(shape, kind, monkeypatch):
     assert tried >= 3  # float32 at every geometry at least
 
 
-def _team_strips(L, log=False):
-    """A float32 gradient's case down an axis of L with just enough 128-byte strips (slices [L, 32])
+def _team_strips(L, log=False, dtype="float32"):
+    """A gradient's case down an axis of L with just enough 128-byte strips (slices [L, 128 bytes])
     for the dispatch to take teams here."""
     from bwlab.workloads.softmax.launch import team_blocks
 
     params = (("dim", 1), ("op", "backward")) + ((("log", True),) if log else ())
-    p = W_problem(Case((1, L, 32), "float32", params))
+    M = 128 // ITEMSIZE[dtype]
+    p = W_problem(Case((1, L, M), dtype, params))
     G = team_blocks(p, 0) // plans.cols_team(p).chunks
-    return Case((plans.TEAM_STRIPS * G + 5, L, 32), "float32", params)
+    return Case((plans.TEAM_STRIPS * G + 5, L, M), dtype, params)
 
 
 @pytest.mark.parametrize("log", [False, True])
@@ -625,6 +632,22 @@ def test_cols_team_takes_long_gradients(log, monkeypatch):
     for seed in (12, 13, 14):
         check_case(case, seed=seed)
     assert len(ran) == 3
+
+
+@pytest.mark.parametrize("dtype, L", [("float32", 16385), ("bfloat16", 8193)])
+def test_cols_team_takes_lean_log_gradients(dtype, L, monkeypatch):
+    """log-softmax gradients holding the gradient alone on chip (float32 down 16385 rows, 16-bit down
+    8193): the dispatch's teams through the API, two calls in a row on fresh inputs."""
+    from bwlab.workloads.softmax import calls
+
+    case = _team_strips(L, log=True, dtype=dtype)
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.endswith(",false,4,true >")
+    ran = _force(monkeypatch, p, plan)
+    for seed in (19, 20):
+        check_case(case, seed=seed)
+    assert len(ran) == 2
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

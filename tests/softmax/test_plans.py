@@ -387,8 +387,9 @@ def test_strided_teams_fit_the_gpu_and_hold_the_axis(held, N, L, M, dtype, op):
 def test_long_16bit_gradients_meet_sixteen_states_at_a_time(dtype, L, op):
     """colsTeam's meeting loads 16 of the team's states at once (the kernel's last template argument,
     after E) for 16-bit gradients on teams of more than TEAM_WIDE_GATHER blocks (24576 rows take 64,
-    24577 take 65, 32768 take 86), four otherwise; the instantiation is one the build compiles."""
-    c = plans.cols_team(Problem(4, L, 1024, dtype, op, True), held=396)
+    24577 take 65, 32768 take 86), four otherwise; the instantiation is one the build compiles. (Softmax's
+    gradients: log-softmax's hold half the bytes a row, test_lean_log_gradients.)"""
+    c = plans.cols_team(Problem(4, L, 1024, dtype, op, op == "forward"), held=396)
     wide = op == "backward" and dtype != "float32" and L > 24576
     assert op == "forward" or (c.chunks > plans.TEAM_WIDE_GATHER) == (L > 24576)
     assert c.expression.endswith(",false,16 >") == wide and c.expression.count(",16 >") == wide
@@ -428,10 +429,12 @@ def test_strided_gradients_take_teams_where_measured(shape, dtype, log, held, ke
     ((1, 8192, 8192), "bfloat16", "forward", 128), ((1, 8192, 8192), "float16", "backward", 128)])
 def test_cols_team_strip_width(shape, dtype, op, width):
     """colsTeam takes 256-byte strips for float32 whose strided rows lie 16 KiB apart or more, where
-    such a team has at most 64 blocks, log-softmax and its gradients too; 128 elsewhere."""
+    such a team has at most 64 blocks, log-softmax and its gradients too (but where those are lean,
+    test_lean_log_gradients); 128 elsewhere."""
     p = Problem(*shape, dtype, op, False)
     assert plans.team_width(p) == width
-    assert plans.team_width(Problem(*shape, dtype, op, True)) == width  # log
+    log = Problem(*shape, dtype, op, True)
+    assert plans.team_lean(log) or plans.team_width(log) == width
     c = plans.cols_team(p, held=396)
     assert c.expression.startswith(f"colsTeam<{plans.CTYPE[dtype]},{width},") and c.expression in plans.expressions()[
         c.source]
@@ -506,8 +509,9 @@ def test_every_dispatched_expression_is_built(dtype, op):
         assert any(e.startswith("rowTeam<float") and "Forward<true>" in e for e in built[plans.SRC["rowstream"]])
     if op == "backward":
         ct = {"float32": "float", "bfloat16": "bf16", "float16": "half16"}[dtype]
-        assert {f"colsTeam<{ct},128,256,4,Backward<{log}>,2 >" for log in ("false", "true")} <= set(
-            built[plans.SRC["colscluster"]])
+        log = "3,false,4,true" if dtype != "float32" else "2"  # 16-bit: lean (test_lean_log_gradients)
+        grads = {f"colsTeam<{ct},128,256,4,Backward<false>,2 >", f"colsTeam<{ct},128,256,4,Backward<true>,{log} >"}
+        assert grads <= set(built[plans.SRC["colscluster"]])
     else:
         ct, S = {"float32": ("float", 4), "bfloat16": ("bf16", 2), "float16": ("half16", 2)}[dtype]
         terms = ",true" if dtype != "float32" else ""  # softmax's stored terms (plans.stored_terms)
@@ -533,6 +537,33 @@ def test_a_miss_never_prints_its_goal():
     assert [pct_below(v, 85) for v in (60.4, 84.4, 84.5, 84.96, 84.99)] == ["60", "84", "84", "84.9", "84.9"]
 
 
+@pytest.mark.parametrize("shape, dtype, width, blocks", [
+    ((4, 32768, 1024), "float32", 256, 2), ((1, 32768, 4096), "float32", 256, 2),  # from 16384 rows
+    ((8, 16384, 1024), "float32", 256, 2), ((256, 16384, 32), "float32", 128, 2),    # slices of 128 bytes
+    ((4, 32768, 1024), "bfloat16", 128, 3), ((16, 8192, 1024), "bfloat16", 128, 3),  # rows 2 KiB apart
+    ((1, 32768, 4096), "bfloat16", 256, 3), ((1, 8192, 8192), "float16", 256, 3),     # 8 and 16 KiB apart
+    ((16, 8192, 1024), "float32", 0, 0), ((1, 8192, 8192), "float32", 0, 0)])         # float32, 8192 rows
+def test_lean_log_gradients(shape, dtype, width, blocks):
+    """log-softmax gradients hold the gradient alone on chip (the kernel's LEAN): 16-bit ones on 64 KiB
+    blocks, three an SM, on 256-byte strips where rows lie 8 KiB apart or more; float32 from 16384 rows,
+    on 256-byte strips wherever the slice is a whole number of them, two blocks an SM. Softmax's
+    gradients and float32 log-softmax's down 8192 rows hold both (width 0 here)."""
+    p = Problem(*shape, dtype, "backward", True)
+    c = plans.choose(p, held=396)
+    assert c.kernel == "colsTeam" and plans.team_lean(p) == (width > 0)
+    assert not plans.team_lean(Problem(*shape, dtype, "backward", False))
+    assert c.expression in plans.expressions()[c.source]
+    if width:
+        assert c.expression.startswith(f"colsTeam<{plans.CTYPE[dtype]},{width},256,4,Backward<true>,{blocks},false,")
+        assert c.expression.endswith(",true >")
+        budget = plans.TEAM_FORWARD_STRIP if blocks == 3 else plans.TEAM_STRIP
+        assert c.chunks == -(-shape[1] // (budget // width))  # the gradient alone: twice the rows a block
+    else:
+        assert not c.expression.endswith(",true >")
+    with pytest.raises(ValueError, match="log-softmax gradients only"):
+        plans.cols_team(Problem(*shape, dtype, "backward", False), lean=True)
+
+
 def test_log_backward_suite_times_log_softmax_gradients():
     """The log-backward suite: log-softmax's gradients on the backward suite's shapes and dtypes, under the
     backward's goal of 80%, in a shape class of their own."""
@@ -541,7 +572,8 @@ def test_log_backward_suite_times_log_softmax_gradients():
     plain, log = cases.bench_cases("backward"), cases.bench_cases("log-backward")
     assert [(c.shape, c.dtype, c.param("dim")) for c in log] == [(c.shape, c.dtype, c.param("dim")) for c in plain]
     assert all(c.param("log") is True and c.param("op") == "backward" for c in log)
-    assert {cases.shape_class(c) for c in log} == {"log-softmax backward, strided axis", "log-softmax backward, last axis"}
+    classes = {"log-softmax backward, strided axis", "log-softmax backward, last axis"}
+    assert {cases.shape_class(c) for c in log} == classes
     assert set(log) <= set(cases.bench_cases("all"))
 
 

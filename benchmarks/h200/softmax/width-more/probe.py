@@ -1,7 +1,8 @@
 """colsTeam's 256-byte strips where they were not timed: float32 log-softmax gradients (run `lbwd`)
 and bfloat16 softmax with stored terms (run `terms`; the plans give stored terms on 128-byte strips
 only), each beside the dispatch (the "api" line) and colsTeam forced on 128-byte strips, on the
-strided cases whose rows lie 16 KiB apart or more. Every output poisoned and checked against float64
+strided cases whose rows lie 16 KiB apart or more; and log-softmax gradients on lean teams (the
+gradient alone on chip; runs `lean32`, `lean16`: geometry.forms). Every output poisoned and checked against float64
 in round 1 (bad = 0 wanted), timed beside a copy of the same bytes (../meet-tree/probe.py's
 against_copy), the forms alternating, two rounds:
 `PYTHONPATH=../../../../src python3 probe.py RUN` (from this folder; RUN: geometry.RUNS), after build.py."""
@@ -21,7 +22,8 @@ from probe import DT, against_copy, columns, measure  # noqa: E402
 def log_grad_bad(out, y, g, dim):
     yd, gd = y.double(), g.double()
     ref = gd - yd.exp() * gd.sum(dim, keepdim=True)
-    tol = 1e-5 * (ref.abs() + gd.abs().amax(dim, keepdim=True))
+    eps = 1e-5 if out.dtype == torch.float32 else 2 ** -7  # 16-bit: about two units in the last place
+    tol = eps * (ref.abs() + gd.abs().amax(dim, keepdim=True))
     return int((~((out.double() - ref).abs() <= tol)).sum())
 
 
@@ -33,7 +35,7 @@ def main(run):
             p = prob(shape, dim, d, op)
             x = (torch.randn(*shape, device="cuda", generator=g0) * 3).to(DT[d])
             out = torch.empty_like(x)
-            if op == "lbwd":
+            if op in ("lbwd", "lean"):
                 y = torch.log_softmax(x.float(), dim).to(DT[d])
                 g = torch.randn(*shape, device="cuda", generator=g0).to(DT[d])
                 api = lambda: bwlab.softmax_backward(y, g, dim, log=True, out=out)  # noqa: E731
@@ -49,7 +51,7 @@ def main(run):
                 if c is not None:
                     runs.append((f"{label} T{c.chunks} G{c.extra[0]}", forced(c, p, y, g, out)))
             for label, fn in runs:
-                if op == "lbwd":
+                if op in ("lbwd", "lean"):
                     out.fill_(float("nan"))
                     fn()
                     torch.cuda.synchronize()

@@ -468,10 +468,15 @@ TEAM_WIDE_STRIP, TEAM_WIDE_PITCH, TEAM_WIDE_BLOCKS = 256, 16 * 1024, 64
 # colsTeam, softmax and log-softmax: 64 KiB of strip rows a block and registers for three blocks an SM
 # (__launch_bounds__); 16-bit rows folded in 2 groups as they land (team_wanted has the figures)
 TEAM_FORWARD_STRIP, TEAM_FORWARD_BLOCKS, TEAM_FORWARD_STAGES16 = 64 * 1024, 3, 2
+# colsTeam, log-softmax gradients: the gradient alone on chip (lean; team_lean has the figures) for 16-bit
+# teams, and float32 ones down TEAM_LEAN_ROWS32 rows or more; 16-bit on TEAM_FORWARD_* blocks, on 256-byte
+# strips where rows lie TEAM_LEAN_PITCH16 bytes apart or more
+TEAM_LEAN_ROWS32, TEAM_LEAN_PITCH16 = 16384, 8 * 1024
 
 
 def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int = 0,
-              budget: int = 0, T: int = 0, G: int = 0, minb: int = 0, terms: Optional[bool] = None) -> Optional[Choice]:
+              budget: int = 0, T: int = 0, G: int = 0, minb: int = 0, terms: Optional[bool] = None,
+              lean: Optional[bool] = None) -> Optional[Choice]:
     """colsCluster's strips, W bytes wide (0: team_width's; at most the slice's width), on a team of T ordinary blocks
     (the fewest whose `budget` bytes hold the axis when 0) meeting through global memory; G teams (as
     many as the GPU holds at once when 0: `held` blocks of this kernel, 0 when unknown, taken as one
@@ -481,25 +486,33 @@ def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int 
     softmax and log-softmax TEAM_FORWARD_STRIP, WIDE_STAGES groups (16-bit: TEAM_FORWARD_STAGES16),
     TEAM_FORWARD_BLOCKS blocks. A cooperative launch. 16-byte packs. Stored terms (stored_terms;
     terms: forced on or off) on strips of 128 bytes. 16-bit gradients on teams of more than
-    TEAM_WIDE_GATHER blocks load 16 of the team's states at once in a meeting (the kernel's NL)."""
+    TEAM_WIDE_GATHER blocks load 16 of the team's states at once in a meeting (the kernel's NL).
+    lean (log-softmax gradients; None: team_lean): only the gradient held on chip, y read at the write."""
     if not whole_packs(p) or p.M == 1:
         return None
-    W = W or team_width(p)
+    lean = team_lean(p) if lean is None else lean
+    if lean and not (p.op == "backward" and p.log):
+        raise ValueError("lean teams hold the gradient alone: log-softmax gradients only")
+    held_in = 1 if lean else p.inputs  # inputs held on chip
+    W = W or team_width(p, lean)
+    small = p.op == "forward" or (lean and ITEMSIZE[p.dtype] == 2)  # 64 KiB blocks, three an SM
+    budget = budget or (TEAM_FORWARD_STRIP if small else TEAM_STRIP)
+    minb = minb or (TEAM_FORWARD_BLOCKS if small else 2)
     fwd = p.op == "forward"
-    budget = budget or (TEAM_FORWARD_STRIP if fwd else TEAM_STRIP)
-    minb = minb or (TEAM_FORWARD_BLOCKS if fwd else 2)
     S = S or (TEAM_FORWARD_STAGES16 if fwd and ITEMSIZE[p.dtype] == 2 else WIDE_STAGES)
     W = min(W, max(16, _pow2(p.M * ITEMSIZE[p.dtype])))
     cols = W // 16 * p.vec
-    T = T or cdiv(p.L, max(1, budget // (W * p.inputs)))
+    T = T or cdiv(p.L, max(1, budget // (W * held_in)))
     states = (threads // 32 + 2) * cols * 8  # the warps' partials, then the finished states, padded
-    smem = states + cdiv(p.L, T) * W * p.inputs
+    smem = states + cdiv(p.L, T) * W * held_in
     if smem > SMEM_MAX or 0 < held < T:
         return None
     G = min(strips(p, cols), G or max(1, held // T))
     e = _terms(p, terms) if W == 128 else ""  # float32's form, forced, spills (its four groups' maxima)
-    if wide_gather(p, T):
-        e = (e or ",false") + ",16"
+    if wide_gather(p, T) or lean:
+        e = (e or ",false") + (",16" if wide_gather(p, T) else ",4")
+    if lean:
+        e += ",true"
     expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{op_type(p)},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",
@@ -509,8 +522,11 @@ def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int 
                       f"{G} teams, x read once")
 
 
-def team_width(p: Problem) -> int:
-    """colsTeam's strip width in bytes: TEAM_WIDE_STRIP (256) for float32 whose strided rows lie
+def team_width(p: Problem, lean: Optional[bool] = None) -> int:
+    """colsTeam's strip width in bytes. lean teams (team_lean; None: as it says): TEAM_WIDE_STRIP where
+    the slice is a whole number of such strips, float32 wherever, 16-bit where rows lie TEAM_LEAN_PITCH16
+    bytes apart or more (team_lean has the figures), else 128. Otherwise TEAM_WIDE_STRIP (256) for
+    float32 whose strided rows lie
     TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number of such strips) where that
     team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200 (benchmarks/h200/softmax/team-width,
     width-pitch.txt, two rounds, every output checked), 256-byte strips ran [8192, 8192] dim 0 at
@@ -528,10 +544,34 @@ def team_width(p: Problem) -> int:
     rounds), gained as much: 256-byte strips 80.2% against 78.2% on 128 at [8192, 8192], 81.3 against 79.2
     at [2, 8192, 8192], 83.1-83.6 against 79.7-80.3 at [4096, 8192] and [4096, 16384], 80.0 against 78.9 at
     [8192, 4096], and lost 1.4 on teams of 86 ([16384, 8192])."""
-    if p.dtype != "float32" or p.M * 4 < TEAM_WIDE_PITCH or p.M * 4 % TEAM_WIDE_STRIP:
+    pitch = p.M * ITEMSIZE[p.dtype]
+    if team_lean(p) if lean is None else lean:
+        whole = pitch % TEAM_WIDE_STRIP == 0
+        return TEAM_WIDE_STRIP if whole and (p.dtype == "float32" or pitch >= TEAM_LEAN_PITCH16) else 128
+    if p.dtype != "float32" or pitch < TEAM_WIDE_PITCH or pitch % TEAM_WIDE_STRIP:
         return 128
-    wide = cols_team(p, W=TEAM_WIDE_STRIP)
+    wide = cols_team(p, W=TEAM_WIDE_STRIP, lean=False)
     return TEAM_WIDE_STRIP if wide is not None and wide.chunks <= TEAM_WIDE_BLOCKS else 128
+
+
+def team_lean(p: Problem) -> bool:
+    """Whether colsTeam holds only the gradient on chip (the kernel's LEAN): log-softmax gradients, whose
+    sum reads the gradient alone, 16-bit ones and float32 ones down TEAM_LEAN_ROWS32 rows or more. Each
+    block then holds twice the rows of a strip (a team of half the blocks, or strips twice as wide) and
+    reads y at the write, four rows' loads in flight a thread, from the L2 where the meeting prefetched
+    it. On the H200 (benchmarks/h200/softmax/width-more, summary-lean*.txt, forced forms, two rounds,
+    every output checked), against the teams that hold both: float32 on 256-byte strips, two blocks an
+    SM, [4, 32768, 1024] 78.5% of a copy against 72.2%, [8, 16384, 1024] 83.5 against 79.7, [32768,
+    4096] dim 0 78.2 against 74.7, while 8192 rows were level or behind ([8192, 8192] 81.8 against 81.3,
+    [16, 8192, 1024] 84.3 against 85.5); bfloat16 on 64 KiB blocks, three an SM (two lost 1-12 points),
+    ahead everywhere: [4, 32768, 1024] 77.9 against 72.3, [32768, 4096] 76.8 against 70.3 (256-byte
+    strips; 75.0 on 128), [8, 16384, 1024] 79.6 against 79.4, [16, 8192, 1024] 85.4 against 84.5,
+    [8192, 8192] 77.7 against 76.5 (256-byte strips; 76.7 on 128); 256-byte strips lost 1.2 and 3.4
+    points where bfloat16 rows lie 2 KiB apart. With y read a row at a time (lean*-v1.txt) every lean
+    form lost 2-22 points: its loads waited one by one. float16 runs the same code, not timed."""
+    if p.op != "backward" or not p.log:
+        return False
+    return ITEMSIZE[p.dtype] == 2 or p.L >= TEAM_LEAN_ROWS32
 
 
 def wide_gather(p: Problem, T: int) -> bool:

@@ -25,7 +25,10 @@ __device__ __forceinline__ void load_k(const T* p, float* out) {
 // One block's share of a strip: its geometry and the four steps of the kernel below. E (softmax
 // on strips of 128 bytes or more): the fold stores each term over its element (stored_term),
 // against the thread's max of its column in the group of rows, and an output is one multiply.
-template <typename T, int W, int THREADS, class Op, bool E = false>
+// LEAN (log-softmax gradients, colsTeam): only the gradient, all the fold reads, is held on chip
+// (in sa), and the write reads y from global memory, which the meeting has prefetched into the L2:
+// a block holds twice the rows of a strip in the same shared memory.
+template <typename T, int W, int THREADS, class Op, bool E = false, bool LEAN = false>
 struct Share {
   static constexpr int V = 16 / sizeof(T);   // elements per pack
   static constexpr int P = W / 16;           // packs per strip row
@@ -40,6 +43,9 @@ struct Share {
   static_assert(THREADS % 32 == 0 && 32 % LANES == 0 && THREADS % P == 0, "a warp holds whole strip rows");
   // E: a thread writes out the rows and columns it folded (LANES == P, G == RS)
   static_assert(!E || (Op::STORES && K == V), "stored terms: softmax, a pack of columns a thread");
+  static_assert(!LEAN || (Op::G_ONLY && !E), "LEAN: a fold that reads the gradient alone");
+  static constexpr int IN = LEAN ? 1 : Op::IN;  // inputs held on chip
+  static constexpr int LEAN_U = 4;              // LEAN: rows of y a thread loads at once at the write
   // shared memory: [WARPS][COLS] partials, 2 * COLS states (colsCluster: this block's states, read
   // by the cluster, then unused; colsTeam: the padded finished states), then the strip's rows of x
   // (and of the gradient)
@@ -75,8 +81,8 @@ struct Share {
     unsigned da = smem_addr(sa) + (r * P + p) * 16;
     const unsigned gap = (unsigned)((sb - sa) * sizeof(T));
     for (; r < hi; r += RS, ga += step, gb += step, da += THREADS * 16) {
-      cp_async16_at<PF256>(da, ga, ok);
-      if (Op::IN == 2) cp_async16_at<PF256>(da + gap, gb, ok);
+      cp_async16_at<PF256>(da, LEAN ? gb : ga, ok);
+      if (IN == 2) cp_async16_at<PF256>(da + gap, gb, ok);
     }
   }
 
@@ -127,21 +133,21 @@ struct Share {
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
         load_k<T, K>(sa + (r + u * G) * COLS + c, va[u]);
-        if (Op::IN == 2) load_k<T, K>(sb + (r + u * G) * COLS + c, vb[u]);
+        if (IN == 2) load_k<T, K>(sb + (r + u * G) * COLS + c, vb[u]);
       }
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         const float xa[4] = {va[0][k], va[1][k], va[2][k], va[3][k]};
         const float xb[4] = {vb[0][k], vb[1][k], vb[2][k], vb[3][k]};
-        Op::template fold<4>(s[k], xa, xb);
+        Op::template fold<4>(s[k], xa, LEAN ? xa : xb);  // LEAN: the gradient, in sa
       }
     }
     for (; r < hi; r += G) {
       float va[K], vb[K];
       load_k<T, K>(sa + r * COLS + c, va);
-      if (Op::IN == 2) load_k<T, K>(sb + r * COLS + c, vb);
+      if (IN == 2) load_k<T, K>(sb + r * COLS + c, vb);
 #pragma unroll
-      for (int k = 0; k < K; ++k) Op::template fold<1>(s[k], va + k, vb + k);
+      for (int k = 0; k < K; ++k) Op::template fold<1>(s[k], va + k, (LEAN ? va : vb) + k);
     }
   }
 
@@ -293,7 +299,7 @@ struct Share {
     const unsigned bytes = (unsigned)min((i64)W, (M - col0) * (i64)sizeof(T));
     for (int r = threadIdx.x; r < rows; r += THREADS) {
       prefetch_l2(a + base + (i64)r * M, bytes);
-      if (Op::IN == 2) prefetch_l2(b + base + (i64)r * M, bytes);
+      if (IN == 2) prefetch_l2(b + base + (i64)r * M, bytes);
     }
   }
 
@@ -431,6 +437,35 @@ struct Share {
     for (int v = 0; v < V; ++v) f[v] = fin[p * FIN_PACK + v];
     const bool live = col0 + c < M, ok = more && next_col0 + c < M;
     const unsigned ua = smem_addr(sa), ub = smem_addr(sb);
+    if constexpr (LEAN) {  // the gradient on chip (sa), y from global memory, LEAN_U rows' loads in flight
+      for (int s = 0; s < S; ++s) {
+        const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
+        int r = lo + t / P;
+        i64 out = base + (i64)r * M + c, in = ok ? next_base + (i64)r * M + c : 0;
+        const i64 step = (i64)RS * M, in_step = ok ? step : 0;
+        for (; r < hi; r += LEAN_U * RS, out += LEAN_U * step, in += LEAN_U * in_step) {
+          Pack<T, V> yv[LEAN_U];
+#pragma unroll
+          for (int u = 0; u < LEAN_U; ++u)
+            if (live && r + u * RS < hi) yv[u].load_cs(a + out + u * step);  // y, read for the last time
+#pragma unroll
+          for (int u = 0; u < LEAN_U; ++u) {
+            if (r + u * RS >= hi) break;
+            const int q = (r + u * RS) * P + p;
+            if (live) {
+              Pack<T, V> g, o;
+              g.raw = *reinterpret_cast<const typename Pack<T, V>::R*>(sa + q * V);
+#pragma unroll
+              for (int v = 0; v < V; ++v) o.set(v, Op::out(f[v], yv[u][v], g[v]));
+              o.store_cs(y + out + u * step);
+            }
+            if (more) cp_async16_at(ua + q * 16, b + in + u * in_step, ok);
+          }
+        }
+        cp_async_commit();
+      }
+      return;
+    }
     for (int s = 0; s < S; ++s) {
       const int lo = min(rows, s * per), hi = min(rows, (s + 1) * per);
       int r = lo + t / P;  // as in copy_in: one pack column, offsets carried from row to row
@@ -554,12 +589,14 @@ __device__ __forceinline__ void team_phase(unsigned team) {
 // 32768 rows (teams of 86 blocks, 22 states a thread) went from 68.6% of a copy to 72.2% at [4,
 // 32768, 1024] and from 65.1% to 68.5% at [32768, 4096]; down 24576 rows (64 blocks) they were level
 // (+0.4), as were softmax on teams of 64 (-0.6) and float32 (whose 8 threads a column load 11 of 86).
-// float16 gradients run the same code (not timed with 16 loads).
-template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false, int NL = 4>
+// float16 gradients run the same code (not timed with 16 loads). LEAN: log-softmax gradients hold
+// only the gradient on chip (Share), and each block prefetches its rows of y into the L2 while it
+// waits at the meeting.
+template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false, int NL = 4, bool LEAN = false>
 __global__ void __launch_bounds__(THREADS, MINB)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
          i64 blocks, i64 G) {
-  typedef Share<T, W, THREADS, Op, E> Sh;
+  typedef Share<T, W, THREADS, Op, E, LEAN> Sh;
   static_assert(S >= 1 && S <= 8, "at most 8 groups of copies in flight");
   // 16-bit softmax and log-softmax: while the block waits at a meeting, the next strip's rows go
   // into the L2 (Sh::prefetch_rows), so that its refill copies hit there. On the H200 (team-l2, as
@@ -592,7 +629,10 @@ colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, un
     Sh::partials(st, red);
     Sh::template team_meet<NL>(red, fin, states + (j & 1) * blocks * Sh::COLS, count, blocks, rank,
                                (j + 1) * (unsigned)blocks,
-                               [&] { if (PREFETCH && next < strips) Sh::prefetch_rows(a, b, nbase, ncol0, M, rows); });
+                               [&] {
+                                 if (PREFETCH && next < strips) Sh::prefetch_rows(a, b, nbase, ncol0, M, rows);
+                                 if (LEAN) Sh::prefetch_rows(a, b, base, col0, M, rows);  // this strip's y
+                               });
     Sh::write_refill(fin, sa, sb, a, b, y, base, col0, nbase, ncol0, next < strips, M, rows, per, gm);
     col0 = ncol0;
     base = nbase;

@@ -167,6 +167,7 @@ template <bool LOG, bool TINY = false>
 struct Forward {
   static_assert(LOG || !TINY, "TINY: log-softmax");
   static const int IN = 1;
+  static const bool G_ONLY = false;
   static constexpr float ONE = TINY ? 0x1p64f : 1.f;
   __device__ static float pad() { return -INFINITY; }
   __device__ static State empty() { return {-INFINITY, -ONE}; }
@@ -284,6 +285,7 @@ template <bool LOG>
 struct Backward {
   static const int IN = 2;
   static const bool KNOWN_MAX = false, STORES = false;
+  static const bool G_ONLY = LOG;  // the fold reads the gradient alone (log-softmax's sum(g))
   __device__ static float pad() { return 0.f; }
   __device__ static State empty() { return {0.f, 0.f}; }
   template <int n>
