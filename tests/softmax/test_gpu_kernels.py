@@ -618,36 +618,34 @@ def _team_strips(L, log=False, dtype="float32"):
     return Case((plans.TEAM_STRIPS * G + 5, L, M), dtype, params)
 
 
+def _dispatched_team(monkeypatch, case, seeds, ends=""):
+    """The dispatch's colsTeam for `case` (its expression ending with `ends`), through the API, once a
+    seed in a row on a reused workspace with fresh inputs, each checked; returns its Choice."""
+    from bwlab.workloads.softmax import calls
+
+    p = W_problem(case)
+    plan = calls.plan_for(p, 0)
+    choice = plan.choice
+    assert choice.kernel == "colsTeam" and choice.expression.endswith(ends), choice.expression
+    ran = _force(monkeypatch, p, plan)
+    for seed in seeds:
+        check_case(case, seed=seed)
+    assert len(ran) == len(seeds)
+    return choice
+
+
 @pytest.mark.parametrize("log", [False, True])
 def test_cols_team_takes_long_gradients(log, monkeypatch):
     """The dispatch's teams (as many as the GPU holds, the last block's share shorter), through the
     API, three calls in a row on a reused workspace with fresh inputs."""
-    from bwlab.workloads.softmax import calls
-
-    case = _team_strips(4099, log)
-    p = W_problem(case)
-    plan = calls.plan_for(p, 0)
-    assert plan.choice.kernel == "colsTeam"
-    ran = _force(monkeypatch, p, plan)
-    for seed in (12, 13, 14):
-        check_case(case, seed=seed)
-    assert len(ran) == 3
+    _dispatched_team(monkeypatch, _team_strips(4099, log), (12, 13, 14))
 
 
 @pytest.mark.parametrize("dtype, L", [("float32", 16385), ("bfloat16", 8193)])
 def test_cols_team_takes_lean_log_gradients(dtype, L, monkeypatch):
     """log-softmax gradients holding the gradient alone on chip (float32 down 16385 rows, 16-bit down
     8193): the dispatch's teams through the API, two calls in a row on fresh inputs."""
-    from bwlab.workloads.softmax import calls
-
-    case = _team_strips(L, log=True, dtype=dtype)
-    p = W_problem(case)
-    plan = calls.plan_for(p, 0)
-    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.endswith(",false,4,true >")
-    ran = _force(monkeypatch, p, plan)
-    for seed in (19, 20):
-        check_case(case, seed=seed)
-    assert len(ran) == 2
+    _dispatched_team(monkeypatch, _team_strips(L, log=True, dtype=dtype), (19, 20), ends=",false,4,true >")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
@@ -656,7 +654,6 @@ def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
     """Softmax and log-softmax down 16385 rows (past what a cluster holds at two blocks an SM) take the
     dispatch's teams of 64 KiB blocks, three an SM, the last block's share one row: two calls in a row
     on fresh inputs through the API."""
-    from bwlab.workloads.softmax import calls
     from bwlab.workloads.softmax.launch import team_blocks
 
     M = 128 // ITEMSIZE[dtype]  # one 128-byte strip a slice
@@ -664,30 +661,16 @@ def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
     one = W_problem(Case((1, 16385, M), dtype, params))
     G = team_blocks(one, 0) // plans.cols_team(one).chunks
     case = Case((plans.TEAM_STRIPS * G + 3, 16385, M), dtype, params)
-    p = W_problem(case)
-    plan = calls.plan_for(p, 0)
-    assert plan.choice.kernel == "colsTeam"
-    assert plan.choice.expression.endswith(f",{plans.TEAM_FORWARD_BLOCKS}{',true' if plans.stored_terms(p) else ''} >")
-    ran = _force(monkeypatch, p, plan)
-    for seed in (15, 16):
-        check_case(case, seed=seed)
-    assert len(ran) == 2
+    terms = ",true" if plans.stored_terms(W_problem(case)) else ""
+    _dispatched_team(monkeypatch, case, (15, 16), ends=f",{plans.TEAM_FORWARD_BLOCKS}{terms} >")
 
 
 @pytest.mark.parametrize("kind", ["forward", "log", "backward", "logbackward"])
 def test_cols_team_takes_wide_strips_where_rows_lie_far_apart(kind, monkeypatch):
     """float32 rows 16 KiB apart down 4099 rows take the dispatch's teams on 256-byte strips (the last
     block's share shorter): two calls in a row on fresh inputs through the API."""
-    from bwlab.workloads.softmax import calls
-
-    case = Case((2, 4099, 4096), "float32", _params(kind))
-    p = W_problem(case)
-    plan = calls.plan_for(p, 0)
-    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.startswith("colsTeam<float,256,")
-    ran = _force(monkeypatch, p, plan)
-    for seed in (17, 18):
-        check_case(case, seed=seed)
-    assert len(ran) == 2
+    choice = _dispatched_team(monkeypatch, Case((2, 4099, 4096), "float32", _params(kind)), (17, 18))
+    assert choice.expression.startswith("colsTeam<float,256,")
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
@@ -697,13 +680,8 @@ def test_cols_team_takes_16_bit_softmax_down_8193_rows(dtype, monkeypatch):
     from bwlab.workloads.softmax import calls
 
     case = Case((15, 8193, 1024), dtype, _params("forward"))
-    p = W_problem(case)
-    plan = calls.plan_for(p, 0)
-    assert plan.choice.kernel == "colsTeam" and plan.choice.expression.endswith(",true >")
     assert calls.plan_for(W_problem(Case(case.shape, dtype, _params("log"))), 0).choice.kernel == "colsCluster"
-    ran = _force(monkeypatch, p, plan)
-    check_case(case, seed=19)
-    assert ran
+    _dispatched_team(monkeypatch, case, (19,), ends=",true >")
 
 
 def test_cols_team_stays_out_of_graphs_and_gives_way_when_refused(monkeypatch):
