@@ -509,10 +509,9 @@ def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int 
         return None
     G = min(strips(p, cols), G or max(1, held // T))
     e = _terms(p, terms) if W == 128 else ""  # float32's form, forced, spills (its four groups' maxima)
-    if wide_gather(p, T) or lean:
-        e = (e or ",false") + (",16" if wide_gather(p, T) else ",4")
-    if lean:
-        e += ",true"
+    wide = wide_gather(p, T)
+    if wide or lean:  # the kernel's NL, then LEAN
+        e = (e or ",false") + (",16" if wide else ",4") + (",true" if lean else "")
     expr = f"colsTeam<{CTYPE[p.dtype]},{W},{threads},{S},{op_type(p)},{minb}{e} >"
     counts = 128 * G  # the teams' counts, a line each, zeroed; then their states, two strips' worth
     return Choice("colsTeam", SRC["colscluster"], expr, (G * T, 1, 1), (threads, 1, 1), smem, args="colsteam",
@@ -526,9 +525,8 @@ def team_width(p: Problem, lean: Optional[bool] = None) -> int:
     """colsTeam's strip width in bytes. lean teams (team_lean; None: as it says): TEAM_WIDE_STRIP where
     the slice is a whole number of such strips, float32 wherever, 16-bit where rows lie TEAM_LEAN_PITCH16
     bytes apart or more (team_lean has the figures), else 128. Otherwise TEAM_WIDE_STRIP (256) for
-    float32 whose strided rows lie
-    TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number of such strips) where that
-    team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200 (benchmarks/h200/softmax/team-width,
+    float32 whose strided rows lie TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number
+    of such strips) where that team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200 (benchmarks/h200/softmax/team-width,
     width-pitch.txt, two rounds, every output checked), 256-byte strips ran [8192, 8192] dim 0 at
     77.7% of a copy forward against 74.2% on 128-byte ones (colsCluster, the dispatch then), log-softmax
     76.7 against 74.4, gradients 80.7 against colsTeam's 77.3 on 128; [4096, 16384] dim 0 81.7, 81.2 and
