@@ -526,9 +526,9 @@ def team_width(p: Problem, lean: Optional[bool] = None) -> int:
     the slice is a whole number of such strips, float32 wherever, 16-bit where rows lie TEAM_LEAN_PITCH16
     bytes apart or more (team_lean has the figures), else 128. Otherwise TEAM_WIDE_STRIP (256) for
     float32 whose strided rows lie TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number
-    of such strips) where that team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200 (benchmarks/h200/softmax/team-width,
-    width-pitch.txt, two rounds, every output checked), 256-byte strips ran [8192, 8192] dim 0 at
-    77.7% of a copy forward against 74.2% on 128-byte ones (colsCluster, the dispatch then), log-softmax
+    of such strips) where that team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200
+    (benchmarks/h200/softmax/team-width, width-pitch.txt, two rounds, every output checked), 256-byte
+    strips ran [8192, 8192] dim 0 at 77.7% of a copy forward against 74.2% on 128-byte ones (colsCluster, the dispatch then), log-softmax
     76.7 against 74.4, gradients 80.7 against colsTeam's 77.3 on 128; [4096, 16384] dim 0 81.7, 81.2 and
     83.9 against 75.9, 74.8 and 77.9; [2, 8192, 8192] dim 1, [4096, 8192] and [8192, 4096] dim 0 (rows
     16 KiB apart) gained 1.4-5.3 points too, and [16384, 8192] dim 0 1.0-1.6 forward (teams of 64) but
