@@ -522,26 +522,25 @@ def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int 
 
 
 def team_width(p: Problem, lean: Optional[bool] = None) -> int:
-    """colsTeam's strip width in bytes. lean teams (team_lean; None: as it says): TEAM_WIDE_STRIP where
-    the slice is a whole number of such strips, float32 wherever, 16-bit where rows lie TEAM_LEAN_PITCH16
-    bytes apart or more (team_lean has the figures), else 128. Otherwise TEAM_WIDE_STRIP (256) for
-    float32 whose strided rows lie TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number
-    of such strips) where that team has at most TEAM_WIDE_BLOCKS blocks, else 128. On the H200
-    (benchmarks/h200/softmax/team-width, width-pitch.txt, two rounds, every output checked), 256-byte
-    strips ran [8192, 8192] dim 0 at 77.7% of a copy forward against 74.2% on 128-byte ones (colsCluster, the dispatch then), log-softmax
-    76.7 against 74.4, gradients 80.7 against colsTeam's 77.3 on 128; [4096, 16384] dim 0 81.7, 81.2 and
-    83.9 against 75.9, 74.8 and 77.9; [2, 8192, 8192] dim 1, [4096, 8192] and [8192, 4096] dim 0 (rows
-    16 KiB apart) gained 1.4-5.3 points too, and [16384, 8192] dim 0 1.0-1.6 forward (teams of 64) but
-    lost 1.0 in gradients (teams of 86). Where the rows lie 4 KiB apart ([16, 8192, 1024] dim 1) they
-    were level forward and lost 2 in gradients, and on teams of 86-128 blocks ([4, 32768, 1024],
-    [32768, 4096]) 10-27 points (width-256.txt): each block gathers twice the states of twice as many
-    blocks at every meeting. bfloat16 lost everywhere on 256-byte strips (its softmax's stored terms
-    need 128; with them forced on, benchmarks/h200/softmax/width-more/summary-terms.txt, still 2.2-13.5
-    points behind 128 but level at [4096, 8192]), and every dtype on strips of 64 and 32 bytes, by 10-40
-    points (width-64-32.txt). log-softmax's gradients, timed later (width-more/summary-lbwd.txt, two
-    rounds), gained as much: 256-byte strips 80.2% against 78.2% on 128 at [8192, 8192], 81.3 against 79.2
-    at [2, 8192, 8192], 83.1-83.6 against 79.7-80.3 at [4096, 8192] and [4096, 16384], 80.0 against 78.9 at
-    [8192, 4096], and lost 1.4 on teams of 86 ([16384, 8192])."""
+    """colsTeam's strip width in bytes. lean teams (team_lean; None: as it says): TEAM_WIDE_STRIP where the slice is a
+    whole number of such strips, float32 wherever, 16-bit where rows lie TEAM_LEAN_PITCH16 bytes apart or more
+    (team_lean has the figures), else 128. Otherwise TEAM_WIDE_STRIP (256) for float32 whose strided rows lie
+    TEAM_WIDE_PITCH bytes apart or more (M * 4; the slice a whole number of such strips) where that team has at
+    most TEAM_WIDE_BLOCKS blocks, else 128. On the H200 (benchmarks/h200/softmax/team-width, width-pitch.txt,
+    two rounds, every output checked), 256-byte strips ran [8192, 8192] dim 0 at 77.7% of a copy forward against
+    74.2% on 128-byte ones (colsCluster, the dispatch then), log-softmax 76.7 against 74.4, gradients 80.7
+    against colsTeam's 77.3 on 128; [4096, 16384] dim 0 81.7, 81.2 and 83.9 against 75.9, 74.8 and 77.9; [2,
+    8192, 8192] dim 1, [4096, 8192] and [8192, 4096] dim 0 (rows 16 KiB apart) gained 1.4-5.3 points too, and
+    [16384, 8192] dim 0 1.0-1.6 forward (teams of 64) but lost 1.0 in gradients (teams of 86). Where the rows
+    lie 4 KiB apart ([16, 8192, 1024] dim 1) they were level forward and lost 2 in gradients, and on teams of
+    86-128 blocks ([4, 32768, 1024], [32768, 4096]) 10-27 points (width-256.txt): each block gathers twice the
+    states of twice as many blocks at every meeting. bfloat16 lost everywhere on 256-byte strips (its softmax's
+    stored terms need 128; with them forced on, benchmarks/h200/softmax/width-more/summary-terms.txt, still
+    2.2-13.5 points behind 128 but level at [4096, 8192]), and every dtype on strips of 64 and 32 bytes, by
+    10-40 points (width-64-32.txt). log-softmax's gradients, timed later (width-more/summary-lbwd.txt, two
+    rounds), gained as much: 256-byte strips 80.2% against 78.2% on 128 at [8192, 8192], 81.3 against 79.2 at
+    [2, 8192, 8192], 83.1-83.6 against 79.7-80.3 at [4096, 8192] and [4096, 16384], 80.0 against 78.9 at [8192,
+    4096], and lost 1.4 on teams of 86 ([16384, 8192])."""
     pitch = p.M * ITEMSIZE[p.dtype]
     if team_lean(p) if lean is None else lean:
         whole = pitch % TEAM_WIDE_STRIP == 0
