@@ -648,6 +648,14 @@ def test_cols_team_takes_lean_log_gradients(dtype, L, monkeypatch):
     _dispatched_team(monkeypatch, _team_strips(L, log=True, dtype=dtype), (19, 20), ends=",false,4,true >")
 
 
+def test_cols_team_takes_lean_float32_log_gradients_on_wide_strips_down_8193_rows(monkeypatch):
+    """float32 log-softmax gradients whose slices are whole 256-byte strips hold the gradient alone from
+    8193 rows, on such strips: the dispatch's teams through the API, two calls in a row on fresh inputs."""
+    choice = _dispatched_team(monkeypatch, Case((2, 8193, 4096), "float32", _params("logbackward")), (21, 22),
+                              ends=",false,4,true >")
+    assert choice.expression.startswith("colsTeam<float,256,")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("log", [False, True])
 def test_cols_team_takes_long_forward_axes(dtype, log, monkeypatch):
@@ -671,6 +679,17 @@ def test_cols_team_takes_wide_strips_where_rows_lie_far_apart(kind, monkeypatch)
     block's share shorter): two calls in a row on fresh inputs through the API."""
     choice = _dispatched_team(monkeypatch, Case((2, 4099, 4096), "float32", _params(kind)), (17, 18))
     assert choice.expression.startswith("colsTeam<float,256,")
+
+
+@pytest.mark.parametrize("dtype, L", [("float32", 2049), ("bfloat16", 4097)])
+@pytest.mark.parametrize("log", [False, True])
+def test_cols_team_takes_gradients_down_short_axes_where_rows_lie_far_apart(dtype, L, log, monkeypatch):
+    """Gradients whose strided rows lie far apart (float32 16 KiB, 16-bit 8 KiB) take the dispatch's teams
+    from 2048 rows (float32, on 256-byte strips) and from 4096 (16-bit), the last block's share shorter: two
+    calls in a row on fresh inputs through the API."""
+    case = Case((4, L, 4096), dtype, _params("logbackward" if log else "backward"))
+    choice = _dispatched_team(monkeypatch, case, (23, 24))
+    assert dtype != "float32" or choice.expression.startswith("colsTeam<float,256,")
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

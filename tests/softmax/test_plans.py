@@ -404,7 +404,12 @@ def test_long_16bit_gradients_meet_sixteen_states_at_a_time(dtype, L, op):
     ((16, 2048, 1024), "float32", False, 264, "colsCluster"),  # short axes: clusters won
     ((16, 4096, 1024), "bfloat16", False, 264, "colsCluster"),
     ((4, 32768, 1024), "bfloat16", False, 264, "colsTeam"), ((1, 32768, 4096), "float16", True, 264, "colsTeam"),
-    ((16, 4096, 1024), "bfloat16", True, 264, "colsCluster"),  # 16-bit: 8192 rows or more
+    ((16, 4096, 1024), "bfloat16", True, 264, "colsCluster"),  # 16-bit: 8192 rows or more (2 KiB apart)
+    ((4, 2048, 4096), "float32", False, 264, "colsTeam"),      # rows 16 KiB apart: from 2048 rows
+    ((2, 3000, 8192), "float32", True, 264, "colsTeam"), ((4, 4096, 4096), "bfloat16", True, 396, "colsTeam"),
+    ((4, 4096, 4096), "bfloat16", False, 264, "colsTeam"),     # 16-bit rows 8 KiB apart: from 4096 rows
+    ((1, 2048, 8192), "float32", False, 264, "colsCluster"),   # 5.3 256-byte strips a team: too few
+    ((8, 1024, 8192), "float32", False, 264, "colsCluster"),   # 1024 rows
     ((4, 65536, 1024), "float32", False, 264, "colsChunks"),   # unmeasured
     ((4, 65536, 1024), "bfloat16", False, 264, "colsChunks"),
     ((16, 8192, 16), "float32", False, 264, "colsCluster"),    # strips narrower than 128 bytes
@@ -542,12 +547,15 @@ def test_a_miss_never_prints_its_goal():
     ((8, 16384, 1024), "float32", 256, 2), ((256, 16384, 32), "float32", 128, 2),    # slices of 128 bytes
     ((4, 32768, 1024), "bfloat16", 128, 3), ((16, 8192, 1024), "bfloat16", 128, 3),  # rows 2 KiB apart
     ((1, 32768, 4096), "bfloat16", 256, 3), ((1, 8192, 8192), "float16", 256, 3),     # 8 and 16 KiB apart
-    ((16, 8192, 1024), "float32", 0, 0), ((1, 8192, 8192), "float32", 0, 0)])         # float32, 8192 rows
+    ((16, 8192, 1024), "float32", 256, 2), ((1, 8192, 8192), "float32", 256, 2),      # float32, 8192 rows
+    ((256, 8192, 96), "float32", 0, 0), ((256, 16384, 96), "float32", 128, 2),        # 384-byte slices
+    ((32, 4096, 1024), "float32", 0, 0)])
 def test_lean_log_gradients(shape, dtype, width, blocks):
     """log-softmax gradients hold the gradient alone on chip (the kernel's LEAN): 16-bit ones on 64 KiB
-    blocks, three an SM, on 256-byte strips where rows lie 8 KiB apart or more; float32 from 16384 rows,
-    on 256-byte strips wherever the slice is a whole number of them, two blocks an SM. Softmax's
-    gradients and float32 log-softmax's down 8192 rows hold both (width 0 here)."""
+    blocks, three an SM, on 256-byte strips where rows lie 8 KiB apart or more; float32 on 256-byte
+    strips, two blocks an SM, from 8192 rows where the slice is a whole number of them, else on 128-byte
+    strips from 16384 rows. Softmax's gradients, and float32 log-softmax's on fewer rows, hold both
+    (width 0 here)."""
     p = Problem(*shape, dtype, "backward", True)
     c = plans.choose(p, held=396)
     assert c.kernel == "colsTeam" and plans.team_lean(p) == (width > 0)

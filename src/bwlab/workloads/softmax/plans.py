@@ -280,7 +280,8 @@ def team_wanted(p: Problem) -> bool:
     -1 log-softmax). Rows of 2 blocks lost 3-6 points on teams, and teams of more blocks than a row
     needs were slower (bfloat16 [1024, 131072] on 5 to 7: 70-80%).
     A strided axis (colsTeam): softmax and log-softmax gradients in whole 128-byte strips down axes
-    of 4096 to 32768 rows (float32) or 8192 to 32768 (16-bit). On the H200
+    of 4096 to 32768 rows (float32) or 8192 to 32768 (16-bit), and of fewer where rows lie far apart
+    (the last paragraph). On the H200
     (benchmarks/h200/softmax/cols-team/meet.txt, the X0 rows), float32 [16, 8192, 1024] ran at 84% of a
     copy against colsSpread's 71%, [8192, 8192] 77% against 68%, [8, 16384, 1024] 76% against
     colsCluster's 64%, [4, 32768, 1024] and [32768, 4096] 65% against colsChunks' 60%; bfloat16
@@ -316,10 +317,29 @@ def team_wanted(p: Problem) -> bool:
     68.2 (width-rows8k.txt), while [8192, 8192] (5.3 strips a team: TEAM_STRIPS keeps it on its cluster) ran at
     64.8 against 65.8 and log-softmax at [16, 8192, 1024] at 68.5 against 70.1 (width-256.txt). A kernel forced
     there times about a point above the same kernel through the API (the 128-byte teams beside the API's in
-    width-256.txt), so those gains are about a point smaller than the differences."""
+    width-256.txt), so those gains are about a point smaller than the differences.
+    Gradients whose strided rows lie far apart take teams down shorter axes too: float32 from
+    TEAM_SHORT_ROWS32 rows where they lie TEAM_WIDE_PITCH (16 KiB) apart or more (on 256-byte strips), 16-bit
+    from TEAM_SHORT_ROWS16 where TEAM_LEAN_PITCH16 (8 KiB) or more. On the H200 (benchmarks/h200/softmax/
+    team-short/api.txt, both through the API, three rounds, every output checked), softmax's gradients
+    (log-softmax's after the slash) against the kernel without teams (colsCluster): float32 [4, 2048, 16384]
+    87.0/87.0% of a copy against 81.7/82.2, [2048, 32768] 84.9/85.6 against 79.7/80.0, [16, 2048, 4096]
+    88.7/88.8 against 83.5/83.9, [3, 3000, 8192] 85.5/85.4 against 80.1/81.4, [2, 3500, 16384] 83.0/83.5
+    against 81.4/82.5; bfloat16 [8, 4096, 4096] 80.4/81.9 against 78.2/77.2, [4, 4096, 8192] 79.8/83.8
+    against 79.4/78.7, [2, 4096, 16384] 77.6/82.9 against 78.3/77.4, [6, 5000, 4096] 76.4/78.0 against
+    75.3/74.9. Down 1024 rows float32 was mixed ([1024, 32768], [8, 1024, 8192], [32, 1024, 4096]: -1.0 to
+    +3.1), as were float32 rows 8 KiB apart or less (dispatch.txt, forced: -1.0 to +1.8) and bfloat16 rows 2
+    KiB apart or less (-1.0 to -0.1), which keep their clusters."""
     if p.M > 1:
-        if p.op == "backward" or team_width(p) > 128:
-            lo, hi = (4096 if p.dtype == "float32" else 8192), 32768
+        if p.op == "backward":  # from fewer rows where they lie far apart
+            pitch = p.M * ITEMSIZE[p.dtype]
+            if p.dtype == "float32":
+                lo = TEAM_SHORT_ROWS32 if pitch >= TEAM_WIDE_PITCH and pitch % TEAM_WIDE_STRIP == 0 else 4096
+            else:
+                lo = TEAM_SHORT_ROWS16 if pitch >= TEAM_LEAN_PITCH16 else 8192
+            hi = 32768
+        elif team_width(p) > 128:  # float32 rows far apart
+            lo, hi = 4096, 32768
         elif ITEMSIZE[p.dtype] == 2 and stored_terms(p):
             lo, hi = 8192, 32768
         else:
@@ -465,13 +485,18 @@ TEAM_STRIPS = 10               # colsTeam: strips a team takes at least (10.7 to
 # colsTeam: float32 strips of TEAM_WIDE_STRIP bytes where the strided axis's rows lie TEAM_WIDE_PITCH
 # bytes apart or more and such a team has at most TEAM_WIDE_BLOCKS blocks (team_width has the figures)
 TEAM_WIDE_STRIP, TEAM_WIDE_PITCH, TEAM_WIDE_BLOCKS = 256, 16 * 1024, 64
+# colsTeam, gradients down shorter strided axes where rows lie far apart (team_wanted has the figures):
+# float32 from TEAM_SHORT_ROWS32 rows where they lie TEAM_WIDE_PITCH bytes apart or more (on 256-byte strips),
+# 16-bit from TEAM_SHORT_ROWS16 where TEAM_LEAN_PITCH16 or more
+TEAM_SHORT_ROWS32, TEAM_SHORT_ROWS16 = 2048, 4096
 # colsTeam, softmax and log-softmax: 64 KiB of strip rows a block and registers for three blocks an SM
 # (__launch_bounds__); 16-bit rows folded in 2 groups as they land (team_wanted has the figures)
 TEAM_FORWARD_STRIP, TEAM_FORWARD_BLOCKS, TEAM_FORWARD_STAGES16 = 64 * 1024, 3, 2
 # colsTeam, log-softmax gradients: the gradient alone on chip (lean; team_lean has the figures) for 16-bit
-# teams, and float32 ones down TEAM_LEAN_ROWS32 rows or more; 16-bit on TEAM_FORWARD_* blocks, on 256-byte
-# strips where rows lie TEAM_LEAN_PITCH16 bytes apart or more
-TEAM_LEAN_ROWS32, TEAM_LEAN_PITCH16 = 16384, 8 * 1024
+# teams, and float32 ones down TEAM_LEAN_ROWS32 rows or more (TEAM_LEAN_ROWS32_WIDE where the slice is whole
+# 256-byte strips); 16-bit on TEAM_FORWARD_* blocks, on 256-byte strips where rows lie TEAM_LEAN_PITCH16 bytes
+# apart or more
+TEAM_LEAN_ROWS32, TEAM_LEAN_ROWS32_WIDE, TEAM_LEAN_PITCH16 = 16384, 8192, 8 * 1024
 
 
 def cols_team(p: Problem, held: int = 0, W: int = 0, threads: int = 256, S: int = 0,
@@ -553,22 +578,31 @@ def team_width(p: Problem, lean: Optional[bool] = None) -> int:
 
 def team_lean(p: Problem) -> bool:
     """Whether colsTeam holds only the gradient on chip (the kernel's LEAN): log-softmax gradients, whose
-    sum reads the gradient alone, 16-bit ones and float32 ones down TEAM_LEAN_ROWS32 rows or more. Each
+    sum reads the gradient alone, 16-bit ones and float32 ones down TEAM_LEAN_ROWS32 rows or more
+    (TEAM_LEAN_ROWS32_WIDE where the slice is a whole number of 256-byte strips, which they take). Each
     block then holds twice the rows of a strip (a team of half the blocks, or strips twice as wide) and
-    reads y at the write, four rows' loads in flight a thread, from the L2 where the meeting prefetched
-    it. On the H200 (benchmarks/h200/softmax/width-more, summary-lean*.txt, forced forms, two rounds,
-    every output checked), against the teams that hold both: float32 on 256-byte strips, two blocks an
-    SM, [4, 32768, 1024] 78.5% of a copy against 72.2%, [8, 16384, 1024] 83.5 against 79.7, [32768,
-    4096] dim 0 78.2 against 74.7, while 8192 rows were level or behind ([8192, 8192] 81.8 against 81.3,
-    [16, 8192, 1024] 84.3 against 85.5); bfloat16 on 64 KiB blocks, three an SM (two lost 1-12 points),
-    ahead everywhere: [4, 32768, 1024] 77.9 against 72.3, [32768, 4096] 76.8 against 70.3 (256-byte
-    strips; 75.0 on 128), [8, 16384, 1024] 79.6 against 79.4, [16, 8192, 1024] 85.4 against 84.5,
-    [8192, 8192] 77.7 against 76.5 (256-byte strips; 76.7 on 128); 256-byte strips lost 1.2 and 3.4
-    points where bfloat16 rows lie 2 KiB apart. With y read a row at a time (lean*-v1.txt) every lean
-    form lost 2-22 points: its loads waited one by one. float16 runs the same code, not timed."""
+    reads y at the write from the L2, where the meeting prefetched it, several rows' loads in flight a
+    thread (float32 8, 16-bit 4). On the H200 (benchmarks/h200/softmax/width-more, summary-lean*.txt,
+    forced forms, two rounds, every output checked), against the teams that hold both, with 4 loads in
+    flight: float32 on 256-byte strips, two blocks an SM, [4, 32768, 1024] 78.5% of a copy against 72.2%,
+    [8, 16384, 1024] 83.5 against 79.7, [32768, 4096] dim 0 78.2 against 74.7, while 8192 rows were level
+    or behind ([8192, 8192] 81.8 against 81.3, [16, 8192, 1024] 84.3 against 85.5); bfloat16 on 64 KiB
+    blocks, three an SM (two lost 1-12 points), ahead everywhere: [4, 32768, 1024] 77.9 against 72.3,
+    [32768, 4096] 76.8 against 70.3 (256-byte strips; 75.0 on 128), [8, 16384, 1024] 79.6 against 79.4,
+    [16, 8192, 1024] 85.4 against 84.5, [8192, 8192] 77.7 against 76.5 (256-byte strips; 76.7 on 128);
+    256-byte strips lost 1.2 and 3.4 points where bfloat16 rows lie 2 KiB apart. With y read a row at a
+    time (lean*-v1.txt) every lean form lost 2-22 points: its loads waited one by one. With 8 in flight
+    (benchmarks/h200/softmax/lean-depth, rows32.txt), float32 lean teams on 256-byte strips led down 8192
+    rows too: [8192, 8192] 85.3 against 81.7, [2, 8192, 8192] 85.3 against 81.8, [16, 8192, 1024] 87.4
+    against 86.4 on 128-byte strips, [8192, 4096] level (80.5 against 80.7), while lean teams on 128-byte
+    strips there lost 0.3-1.3 points to the teams that hold both on the same strips; down 4096 rows mixed
+    ([4096, 16384] +0.9, [4096, 8192] -2.0, [32, 4096, 1024] -0.8). float16 runs the same code, not timed."""
     if p.op != "backward" or not p.log:
         return False
-    return ITEMSIZE[p.dtype] == 2 or p.L >= TEAM_LEAN_ROWS32
+    if ITEMSIZE[p.dtype] == 2:
+        return True
+    wide = p.M * ITEMSIZE[p.dtype] % TEAM_WIDE_STRIP == 0
+    return p.L >= (TEAM_LEAN_ROWS32_WIDE if wide else TEAM_LEAN_ROWS32)
 
 
 def wide_gather(p: Problem, T: int) -> bool:
@@ -579,6 +613,17 @@ def wide_gather(p: Problem, T: int) -> bool:
 
 def strips(p: Problem, cols: int) -> int:
     return p.N * cdiv(p.M, cols)
+
+
+def team_strips_enough(p: Problem, c: Choice) -> bool:
+    """Whether each of colsTeam c's teams takes TEAM_STRIPS strips or more: 128-byte ones down 4096 rows
+    or more (as measured there), strips of the team's own width down shorter axes, whose strips each take
+    less time, so that a last round of strips left to some of the teams costs more: on the H200
+    (benchmarks/h200/softmax/team-short/api.txt) float32 [2048, 8192] gradients, 5.3 256-byte strips a
+    team, lost 1.0-1.3 points of a copy to colsCluster, where the other shapes timed there gained."""
+    W = int(c.expression.split(",")[1])
+    cols = (W if p.L < 4096 else 128) // ITEMSIZE[p.dtype]
+    return strips(p, cols) >= TEAM_STRIPS * c.extra[0]
 
 
 def team_choice(p: Problem, held: int = 0) -> Optional[Choice]:
@@ -729,13 +774,14 @@ def strided(p: Problem, big_clusters: bool = True, held: int = 0, teams: bool = 
     4096] (32-byte strips): forward 60% of a copy against 41-42% (bfloat16 51-53% against 32-33%),
     gradients 54-60% against colsSplit's 8-16%, where no strip fits; at [8, 16384, 1024] (64-byte
     strips) colsCluster keeps the lead (66% against 60%). Rows not in 16-byte packs (no cluster):
-    35-54% against colsSplit's 11-41%. Gradients down long axes, softmax and log-softmax down axes of
-    16384 to 32768 rows (float32 rows 16 KiB apart from 4096, 16-bit softmax from 8192), take teams
-    (team_wanted) where each takes TEAM_STRIPS strips or more."""
+    35-54% against colsSplit's 11-41%. Gradients down long axes (and shorter ones whose rows lie far
+    apart), softmax and log-softmax down axes of 16384 to 32768 rows (float32 rows 16 KiB apart from
+    4096, 16-bit softmax from 8192), take teams (team_wanted) where each takes TEAM_STRIPS strips or more
+    (team_strips_enough)."""
     c = cols_regs(p)
     if c is not None:
         return c
-    if teams and team_wanted(p) and (c := cols_team(p, held)) and strips(p, 8 * p.vec) >= TEAM_STRIPS * c.extra[0]:
+    if teams and team_wanted(p) and (c := cols_team(p, held)) and team_strips_enough(p, c):
         return c
     c = spread_backward(p, big_clusters)
     if c is not None:

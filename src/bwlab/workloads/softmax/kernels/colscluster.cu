@@ -45,7 +45,10 @@ struct Share {
   static_assert(!E || (Op::STORES && K == V), "stored terms: softmax, a pack of columns a thread");
   static_assert(!LEAN || (Op::G_ONLY && !E), "LEAN: a fold that reads the gradient alone");
   static constexpr int IN = LEAN ? 1 : Op::IN;  // inputs held on chip
-  static constexpr int LEAN_U = 4;              // LEAN: rows of y a thread loads at once at the write
+  // LEAN: rows of y a thread loads at once at the write. On the H200 (benchmarks/h200/softmax/lean-depth,
+  // forced, two rounds) float32 on 256-byte strips gained 0.7-3.0 points of a copy with 8 against 4
+  // (16: level with 8); bfloat16 lost 0.3-2.1 with 8, at three blocks an SM (where it spills) and at two.
+  static constexpr int LEAN_U = sizeof(T) == 4 ? 8 : 4;
   // shared memory: [WARPS][COLS] partials, 2 * COLS states (colsCluster: this block's states, read
   // by the cluster, then unused; colsTeam: the padded finished states), then the strip's rows of x
   // (and of the gradient)
@@ -591,7 +594,8 @@ __device__ __forceinline__ void team_phase(unsigned team) {
 // (+0.4), as were softmax on teams of 64 (-0.6) and float32 (whose 8 threads a column load 11 of 86).
 // float16 gradients run the same code (not timed with 16 loads). LEAN: log-softmax gradients hold
 // only the gradient on chip (Share), and each block prefetches its rows of y into the L2 while it
-// waits at the meeting.
+// waits at the meeting (prefetched before the fold instead, they lost 2.5-6.6 points of a copy on the
+// H200: lean-depth).
 template <typename T, int W, int THREADS, int S, class Op, int MINB, bool E = false, int NL = 4, bool LEAN = false>
 __global__ void __launch_bounds__(THREADS, MINB)
 colsTeam(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, unsigned* ws, i64 N, i64 L, i64 M,
