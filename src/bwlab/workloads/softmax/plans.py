@@ -329,7 +329,8 @@ def team_wanted(p: Problem) -> bool:
     against 79.4/78.7, [2, 4096, 16384] 77.6/82.9 against 78.3/77.4, [6, 5000, 4096] 76.4/78.0 against
     75.3/74.9. Down 1024 rows float32 was mixed ([1024, 32768], [8, 1024, 8192], [32, 1024, 4096]: -1.0 to
     +3.1), as were float32 rows 8 KiB apart or less (dispatch.txt, forced: -1.0 to +1.8) and bfloat16 rows 2
-    KiB apart or less (-1.0 to -0.1), which keep their clusters."""
+    KiB apart or less (-1.0 to -0.1), which keep their clusters. Softmax and log-softmax there were mixed on
+    teams (forward.txt: float32 -3.6 to +5.3, bfloat16 -6.5 to -1.4) and keep theirs."""
     if p.M > 1:
         if p.op == "backward":  # from fewer rows where they lie far apart
             pitch = p.M * ITEMSIZE[p.dtype]
