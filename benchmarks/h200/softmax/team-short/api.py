@@ -11,7 +11,7 @@ import bwlab
 from bwlab.core import build
 from bwlab.workloads.softmax import calls, plans
 
-from widths import DT, against_copy, columns, measure, prob, width_more
+from widths import DT, columns, prob, timed
 
 CASES = {"float32": [((4, 2048, 16384), 1), ((1024, 32768), 0), ((2048, 32768), 0), ((16, 2048, 4096), 1),
                      ((8, 1024, 8192), 1), ((2048, 8192), 0), ((32, 1024, 4096), 1), ((3, 3000, 8192), 1),
@@ -61,14 +61,7 @@ def main():
                     old = calls.plan_for(key[0], 0, teams=False)
                     for label, plan in (("new", new), ("old", old)):
                         calls._plans[key] = plan
-                        if log:
-                            out.fill_(float("nan"))
-                            fn()
-                            torch.cuda.synchronize()
-                            bad = width_more.log_grad_bad(out, y, g, dim) if rnd == 1 else -1
-                            ms, copy = against_copy(fn, moved)
-                        else:
-                            bad, ms, copy = measure(fn, out, y, g, dim, "bwd", moved, rnd == 1)
+                        bad, ms, copy = timed(fn, out, y, g, dim, op, moved, rnd == 1)
                         print(f"r{rnd} {str(list(shape)):18} {d:9} {op:4} {label} {plan.choice.kernel:20} "
                               + columns(bad, ms, copy, moved), flush=True)
                     calls._plans[key] = new

@@ -4,7 +4,8 @@ before there (the dispatch without teams): softmax's ("bwd") and log-softmax's (
 through the API ("api", the new dispatch), and both kernels forced ("new", "old"; a kernel forced times
 about a point above the same kernel through the API). Every output poisoned and checked against float64
 in round 1 (bad = 0 wanted), timed beside a copy of the same bytes, the forms alternating, two rounds:
-`PYTHONPATH=../../../../src python3 dispatch.py` (from this folder), its kernels compiled first (registers and spills printed)."""
+`PYTHONPATH=../../../../src python3 dispatch.py` (from this folder), its kernels compiled first (registers
+and spills printed)."""
 
 import torch
 
@@ -12,7 +13,7 @@ import bwlab
 from bwlab.core import build
 from bwlab.workloads.softmax import plans
 
-from widths import DT, against_copy, columns, forced, held_plan, measure, prob, width_more
+from widths import DT, columns, forced, held_plan, prob, timed
 
 CASES = {"float32": [((16, 2048, 1024), 1), ((32, 2048, 1024), 1), ((64, 1024, 2048), 1), ((128, 1024, 1024), 1),
                      ((256, 2048, 256), 1), ((512, 2048, 64), 1), ((2048, 8192), 0), ((4, 2048, 16384), 1),
@@ -63,14 +64,7 @@ def main():
                                                               if c.kernel == "colsTeam" else ""),
                                      forced(c, p, y, g, out)))
                     for label, fn in runs:
-                        if log:
-                            out.fill_(float("nan"))
-                            fn()
-                            torch.cuda.synchronize()
-                            bad = width_more.log_grad_bad(out, y, g, dim) if rnd == 1 else -1
-                            ms, copy = against_copy(fn, moved)
-                        else:
-                            bad, ms, copy = measure(fn, out, y, g, dim, "bwd", moved, rnd == 1)
+                        bad, ms, copy = timed(fn, out, y, g, dim, op, moved, rnd == 1)
                         print(f"r{rnd} {str(list(shape)):18} {d:9} {op:4} {label:24} " + columns(bad, ms, copy, moved),
                               flush=True)
                     y = None

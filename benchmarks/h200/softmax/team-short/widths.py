@@ -44,6 +44,18 @@ def forms(p, op):
     return out
 
 
+def timed(fn, out, y, g, dim, op, moved, check):
+    """(bad, ms, copy ms) of a gradient's call fn: out poisoned, fn run once and its output checked against
+    float64 (bad = -1 unchecked), then timed beside a copy of the same bytes."""
+    if op == "lbwd":
+        out.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        bad = width_more.log_grad_bad(out, y, g, dim) if check else -1
+        return (bad,) + against_copy(fn, moved)
+    return measure(fn, out, y, g, dim, "bwd", moved, check)
+
+
 def compile_all():
     ex = sorted({c.expression for d, cases in CASES.items() for s, dim in cases for op in ("bwd", "lbwd")
                  for _, make in forms(prob(s, dim, d, op), op) if (c := make(0)) is not None})
@@ -74,14 +86,7 @@ def main():
                         if c is not None:
                             runs.append((f"{label} T{c.chunks} G{c.extra[0]}", forced(c, p, y, g, out)))
                     for label, fn in runs:
-                        if log:
-                            out.fill_(float("nan"))
-                            fn()
-                            torch.cuda.synchronize()
-                            bad = width_more.log_grad_bad(out, y, g, dim) if rnd == 1 else -1
-                            ms, copy = against_copy(fn, moved)
-                        else:
-                            bad, ms, copy = measure(fn, out, y, g, dim, "bwd", moved, rnd == 1)
+                        bad, ms, copy = timed(fn, out, y, g, dim, op, moved, rnd == 1)
                         print(f"r{rnd} {str(list(shape)):18} {d:9} {op:4} {label:24} " + columns(bad, ms, copy, moved),
                               flush=True)
                     y = None
