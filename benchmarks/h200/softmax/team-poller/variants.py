@@ -1,0 +1,41 @@
+"""Copies of the package with colsTeam's prefetch at the meeting moved, for probe.py:
+`python3 variants.py NAME DEST` copies ../../../../src to DEST and patches it (NAME: VARIANTS).
+- base: unchanged;
+- free0: warp 0, whose thread 0 polls the team's count, issues none of the bulk prefetches (the
+  other warps take its rows), so that the poll does not wait behind them;
+- pf32: float32 softmax and log-softmax prefetch the next strip's rows at each meeting, as 16-bit do;
+- pfall: so do the gradients on teams that hold both inputs (not the lean ones)."""
+import pathlib
+import shutil
+import sys
+
+SRC = pathlib.Path(__file__).resolve().parents[4] / "src"
+KERNEL = "bwlab/workloads/softmax/kernels/colscluster.cu"
+VARIANTS = ["base", "free0", "pf32", "pfall"]
+LOOP = "    for (int r = threadIdx.x; r < rows; r += THREADS) {\n      prefetch_l2(a + base + (i64)r * M, bytes);\n"
+PF = "  constexpr bool PREFETCH = sizeof(T) == 2 && Op::IN == 1;\n"
+PF_BY = {"pf32": "  constexpr bool PREFETCH = Op::IN == 1;\n", "pfall": "  constexpr bool PREFETCH = !LEAN;\n"}
+FREE0 = ("    for (int r = (int)threadIdx.x - 32; r < rows; r += THREADS - 32) {  // not warp 0 (the poller's)\n"
+         "      if (r < 0) break;\n      prefetch_l2(a + base + (i64)r * M, bytes);\n")
+
+
+def patched(text, name):
+    if name == "base":
+        return text
+    if name in PF_BY:
+        assert text.count(PF) == 1
+        return text.replace(PF, PF_BY[name])
+    assert name == "free0" and text.count(LOOP) == 1
+    return text.replace(LOOP, FREE0)
+
+
+def main(name, dest):
+    dest = pathlib.Path(dest)
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(SRC, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    k = dest / KERNEL
+    k.write_text(patched(k.read_text(), name))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
