@@ -4,17 +4,23 @@
 - free0: warp 0, whose thread 0 polls the team's count, issues none of the bulk prefetches (the
   other warps take its rows), so that the poll does not wait behind them;
 - pf32: float32 softmax and log-softmax prefetch the next strip's rows at each meeting, as 16-bit do;
-- pfall: so do the gradients on teams that hold both inputs (not the lean ones)."""
+- pfall: so do the gradients on teams that hold both inputs (not the lean ones);
+- pairs: the teams that start together (team_phase: g % 3 alike) take neighbouring strips, so that their
+  reads of the same rows fall side by side (team g's first strip is its place in phase order)."""
 import pathlib
 import shutil
 import sys
 
 SRC = pathlib.Path(__file__).resolve().parents[4] / "src"
 KERNEL = "bwlab/workloads/softmax/kernels/colscluster.cu"
-VARIANTS = ["base", "free0", "pf32", "pfall"]
+VARIANTS = ["base", "free0", "pf32", "pfall", "pairs"]
 LOOP = "    for (int r = threadIdx.x; r < rows; r += THREADS) {\n      prefetch_l2(a + base + (i64)r * M, bytes);\n"
 PF = "  constexpr bool PREFETCH = sizeof(T) == 2 && Op::IN == 1;\n"
 PF_BY = {"pf32": "  constexpr bool PREFETCH = Op::IN == 1;\n", "pfall": "  constexpr bool PREFETCH = !LEAN;\n"}
+FIRST = "  i64 t = team;\n"
+PAIRS = ("  // the teams of one phase (g % 3) on neighbouring strips\n"
+         "  const i64 ph = team % 3, n0 = (G + 2) / 3, n1 = (G + 1) / 3;\n"
+         "  i64 t = (ph == 0 ? 0 : ph == 1 ? n0 : n0 + n1) + team / 3;\n")
 FREE0 = ("    for (int r = (int)threadIdx.x - 32; r < rows; r += THREADS - 32) {  // not warp 0 (the poller's)\n"
          "      if (r < 0) break;\n      prefetch_l2(a + base + (i64)r * M, bytes);\n")
 
@@ -22,6 +28,9 @@ FREE0 = ("    for (int r = (int)threadIdx.x - 32; r < rows; r += THREADS - 32) {
 def patched(text, name):
     if name == "base":
         return text
+    if name == "pairs":
+        assert text.count(FIRST) == 1
+        return text.replace(FIRST, PAIRS)
     if name in PF_BY:
         assert text.count(PF) == 1
         return text.replace(PF, PF_BY[name])
