@@ -31,7 +31,10 @@ CASES += [(s, dim, d, "lbwd") for s, dim in LEAN for d in ("float32", "bfloat16"
 # the set "pf": float32 softmax and log-softmax, and softmax's gradients, where colsTeam might take them
 PF = [(s, dim, "float32", op) for s, dim in STRIDED for op in ("fwd", "log")]
 PF += [(s, dim, d, "bwd") for s, dim in STRIDED[:4] for d in ("float32", "bfloat16")]
-SETS = {"poll": CASES, "pf": PF}
+# the set "rows": long last-axis rows on rowTeam
+ROWS = [((n, L), 1, d, op) for n, L in ((1024, 131072), (2048, 262144), (4096, 98304))
+        for d in ("float32", "bfloat16") for op in ("fwd", "log")]
+SETS = {"poll": CASES, "pf": PF, "rows": ROWS}
 
 
 def prob(shape, dim, d, op):
