@@ -103,8 +103,34 @@ __device__ __forceinline__ unsigned wide_load(const byte* p) {
   return *reinterpret_cast<const unsigned*>(p);
 }
 
+// The order in which wide_steps builds a step's packed units (U words each, S / U of them):
+// ORDERED, by the last row word each reads (then its place), so that the row words of a step
+// die as the units are built instead of all staying live to the last units (each row word feeds
+// one unit per position it holds: in place order, every row's last use comes in the last
+// quarter). Computed at compile time; unrolled, a constant index.
+template <int E, int S, int U, bool ORDERED>
+struct UnitOrder {
+  int at[S / U];
+  __host__ __device__ constexpr UnitOrder() : at() {
+    int key[S / U] = {};
+    for (int b = 0; b < S / U; ++b) {
+      at[b] = b;
+      for (int c = 0; c < 4 * U; ++c) {  // byte c of the unit: element h, row h % S
+        const int row = (4 * U * b + c) / E % S;
+        key[b] = ORDERED && row > key[b] ? row : key[b];
+      }
+    }
+    for (int i = 1; i < S / U; ++i)  // stable insertion sort by key
+      for (int j = i; j > 0 && key[at[j - 1]] > key[at[j]]; --j) {
+        const int x = at[j - 1];
+        at[j - 1] = at[j];
+        at[j] = x;
+      }
+  }
+};
+
 // KK steps of a warp from step0 (see widePerm).
-template <int E, int S, int KK, bool L2>
+template <int E, int S, int KK, bool L2, bool ORDERED = false>
 __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,
                                            unsigned* st, int lane) {
   constexpr int U = S % 4 == 0 ? 4 : S % 2 == 0 ? 2 : 1;  // staging unit in words
@@ -140,10 +166,13 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
       w[j][s] = __funnelshift_r(w[j][s], next, 8 * ((s * nm) & 3));
     }
   }
+  constexpr UnitOrder<E, S, U, ORDERED> order{};
 #pragma unroll
   for (int j = 0; j < KK; ++j) {
 #pragma unroll
-    for (int q = 0; q < S; q += U) {
+    for (int q0 = 0; q0 < S; q0 += U) {
+      int q = q0;
+      if constexpr (ORDERED) q = U * order.at[q0 / U];
       unsigned o[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) o[u] = packed_word<E, S>(w[j], q + u);
@@ -241,7 +270,7 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
 
 // n: the long side; full: the steps of 32*Q positions whose loads all stay inside the input
 // (the last row's included); positions from 32*Q*full on are the last block's, element by element.
-template <int E, int S, int K, bool L2>
+template <int E, int S, int K, bool L2, bool ORDERED = false>
 __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
   static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
@@ -261,16 +290,16 @@ __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __r
   }
   const i64 step0 = ((i64)blockIdx.x * (WP_THREADS / 32) + warp) * K;
   if (step0 + K <= full) {
-    wide_steps<E, S, K, L2>(in, out, n, step0, stage[warp], lane);
+    wide_steps<E, S, K, L2, ORDERED>(in, out, n, step0, stage[warp], lane);
   } else {  // the grid's last warps with steps (warp-uniform)
-    for (i64 j = step0; j < full; ++j) wide_steps<E, S, 1, L2>(in, out, n, j, stage[warp], lane);
+    for (i64 j = step0; j < full; ++j) wide_steps<E, S, 1, L2, ORDERED>(in, out, n, j, stage[warp], lane);
   }
 }
 
-template <int E, int S, int K, bool L2>
+template <int E, int S, int K, bool L2, bool ORDERED = false>
 __global__ void __launch_bounds__(WP_THREADS)
 widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
-  wide_perm<E, S, K, L2>(in, out, n, full);
+  wide_perm<E, S, K, L2, ORDERED>(in, out, n, full);
 }
 
 // Instantiations whose register count NVRTC's heuristic, left alone, gets wrong, with K as the
@@ -290,16 +319,22 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
 // Those bounds were measured on plain loads; the three sides take whole lines since
 // (plans.perm_line_fetch), and their specializations follow the dispatched form (86, 168 and 168
 // registers with it under NVRTC 13.0, no spills; the plain 1-byte 23 and 2-byte 60 rows spill
-// unbounded). tests/transpose/test_plans.py holds the two in step.
-#define WIDE_PERM_BLOCKS(E_, S_, K_, L2_, BLOCKS)                                                      \
-  template <>                                                                                         \
-  __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                               \
-  widePerm<E_, S_, K_, L2_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
-    wide_perm<E_, S_, K_, L2_>(in, out, n, full);                                                     \
+// unbounded). ORDERED (wide_steps; the dispatcher's plans.PERM_ORDERED): 1-byte 60 rows in the
+// order of the last row word each packed unit reads fit three blocks without spilling under both
+// NVRTCs (168 registers), where in place order they spill there; 1-byte 41 rows ordered, told four
+// blocks as they had, 127. tests/transpose/test_plans.py holds the specializations and the
+// dispatched forms in step.
+#define WIDE_PERM_BLOCKS(E_, S_, K_, L2_, ORD_, BLOCKS)                                                \
+  template <>                                                                                          \
+  __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                                \
+  widePerm<E_, S_, K_, L2_, ORD_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
+    wide_perm<E_, S_, K_, L2_, ORD_>(in, out, n, full);                                                \
   }
-WIDE_PERM_BLOCKS(2, 60, 2, true, 3)
-WIDE_PERM_BLOCKS(1, 23, 2, true, 4)
-WIDE_PERM_BLOCKS(2, 62, 2, true, 3)
+WIDE_PERM_BLOCKS(2, 60, 2, true, false, 3)
+WIDE_PERM_BLOCKS(1, 23, 2, true, false, 4)
+WIDE_PERM_BLOCKS(2, 62, 2, true, false, 3)
+WIDE_PERM_BLOCKS(1, 60, 2, true, true, 3)
+WIDE_PERM_BLOCKS(1, 41, 2, true, true, 4)
 
 // n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
 // positions from 32*Q*full - m_s/E on (m_s: its offset past a word) are the last block's.
