@@ -1,7 +1,9 @@
 """PackedLaunch without a GPU: a fake driver reads back the packed arguments at each launch, so
 the pointers a call passes must land in the right slots, by the two-pointer fast path and by
-call_at alike, and a launch retried after binding a context passes the same arguments. A dependent
-launch goes through cuLaunchKernelEx with the programmatic stream serialization attribute set."""
+call_at alike, and a launch retried after binding a context passes the same arguments. Plain and
+cooperative launches go through CuPy's bindings (launch._launchers, faked here over the same
+driver, raising as they do); a dependent launch goes through cuLaunchKernelEx with the programmatic
+stream serialization attribute set."""
 import ctypes
 
 import pytest
@@ -44,17 +46,42 @@ class Fn:
     ptr = 1234
 
 
+class DriverError(RuntimeError):
+    """As CuPy's CUDADriverError: the CUDA error in .status."""
+
+    def __init__(self, status):
+        super().__init__(f"CUDA error {status}")
+        self.status = status
+
+
+def launchers(d):
+    """CuPy's bindings as _launchers gives them, over the fake driver d: the function and the
+    parameters as integers, an error raised rather than returned."""
+    def plain(func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        err = d.cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shared, stream, params, extra)
+        if err:
+            raise DriverError(err)
+
+    def cooperative(func, gx, gy, gz, bx, by, bz, shared, stream, params):
+        d.cooperative = getattr(d, "cooperative", 0) + 1
+        plain(func, gx, gy, gz, bx, by, bz, shared, stream, params, 0)
+
+    return lambda: (plain, cooperative, DriverError)
+
+
 @pytest.fixture
 def driver(monkeypatch):
     d = FakeDriver()
     monkeypatch.setattr(launch, "_driver", lambda: d)
+    monkeypatch.setattr(launch, "_launchers", launchers(d))
     monkeypatch.setattr(launch, "_bind_context", lambda: setattr(d, "binds", d.binds + 1))
     return d
 
 
-def _packed(dependent=False):
+def _packed(dependent=False, cooperative=False):
     return launch.PackedLaunch(Fn(), (3, 1, 1), (256, 1, 1), [("ptr", 0), ("ptr", 0), ("i64", 7), ("u64", 0),
-                                                               ("u64", 0)], shared=96, dependent=dependent)
+                                                               ("u64", 0)], shared=96, dependent=dependent,
+                               cooperative=cooperative)
 
 
 @pytest.mark.parametrize("dependent", [False, True])
@@ -68,6 +95,21 @@ def test_two_pointers_and_any_positions_land_in_their_slots(driver, dependent):
                            ((3, 1, 1, 256, 1, 1), 96, 13, [0xE000, 0xD000, 7, 5, 6])]
     # a dependent launch: one attribute, programmatic stream serialization (6), allowed (1)
     assert driver.ex == ([(1, 6, 1)] * 3 if dependent else [])
+
+
+def test_a_cooperative_launch_packs_the_same_arguments(driver):
+    _packed(cooperative=True)(11, 0xA000, 0xB000)
+    assert driver.cooperative == 1
+    assert driver.seen == [((3, 1, 1, 256, 1, 1), 96, 11, [0xA000, 0xB000, 7, 0, 0])]
+
+
+def test_a_cooperative_launch_too_large_says_so(driver, monkeypatch):
+    def refused(func, *a):
+        raise DriverError(launch._COOPERATIVE_TOO_LARGE)
+
+    monkeypatch.setattr(launch, "_launchers", lambda: (None, refused, DriverError))
+    with pytest.raises(launch.LaunchTooLarge):
+        _packed(cooperative=True)(1, 2, 3)
 
 
 def test_launch_structures_match_cuda_h():
@@ -90,5 +132,6 @@ def test_a_failed_launch_raises(monkeypatch):
             return 700
 
     monkeypatch.setattr(launch, "_driver", lambda: Broken())
+    monkeypatch.setattr(launch, "_launchers", launchers(Broken()))
     with pytest.raises(RuntimeError, match="error 700"):
         _packed()(1, 2, 3)

@@ -624,7 +624,7 @@ def test_stored_terms_only_for_softmax_on_chip(dtype, op, log):
 @pytest.mark.parametrize("arch, dependent", [("sm_90", True), ("sm_100", True), ("sm_80", False)])
 def test_cols_chunks_launches_merge_and_write_as_dependents(arch, dependent, monkeypatch):
     """colsChunks' runner: the partial pass a plain launch, the merge and the write programmatic dependents
-    (cuLaunchKernelEx) on compute capability 9.0 and later, plain before; a fake driver records them."""
+    (cuLaunchKernelEx) on compute capability 9.0 and later, plain before; fake launchers record them."""
     import ctypes
 
     from bwlab.core import launch as core_launch
@@ -635,11 +635,7 @@ def test_cols_chunks_launches_merge_and_write_as_dependents(arch, dependent, mon
 
     calls = []
 
-    class Driver:
-        def cuLaunchKernel(self, *a):
-            calls.append("plain")
-            return 0
-
+    class Driver:  # plain launches go through CuPy's binding (core_launch._launchers), faked below
         def cuLaunchKernelEx(self, config, *a):
             at = ctypes.addressof(config._obj)
             attrs = ctypes.c_uint64.from_address(at + 40).value
@@ -648,6 +644,7 @@ def test_cols_chunks_launches_merge_and_write_as_dependents(arch, dependent, mon
 
     monkeypatch.setattr(launch, "_function", lambda *a, **k: Fn())
     monkeypatch.setattr(core_launch, "_driver", lambda: Driver())
+    monkeypatch.setattr(core_launch, "_launchers", lambda: (lambda *a: calls.append("plain"), None, RuntimeError))
     monkeypatch.setattr(core_launch, "_archs", {0: arch})
     p = Problem(4, 32768, 1024, "bfloat16", "backward")
     c = plans.cols_chunks(p)

@@ -120,16 +120,12 @@ def _bind_context() -> None:
 def _driver():
     if not _libcuda:
         lib = ctypes.CDLL("libcuda.so.1")
-        lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-        lib.cuLaunchKernel.restype = ctypes.c_int
         lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
         lib.cuFuncSetAttribute.restype = ctypes.c_int
         lib.cuMemsetD8Async.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, ctypes.c_void_p]
         lib.cuMemsetD8Async.restype = ctypes.c_int
         lib.cuOccupancyMaxActiveClusters.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p, ctypes.c_void_p]
         lib.cuOccupancyMaxActiveClusters.restype = ctypes.c_int
-        lib.cuLaunchCooperativeKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 2
-        lib.cuLaunchCooperativeKernel.restype = ctypes.c_int
         lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
                                                                     ctypes.c_int, ctypes.c_size_t]
         lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.restype = ctypes.c_int
@@ -139,6 +135,17 @@ def _driver():
         lib.cuLaunchKernelEx.restype = ctypes.c_int
         _libcuda.append(lib)
     return _libcuda[0]
+
+
+def _launchers() -> tuple:
+    """(plain, cooperative, error): CuPy's bindings of cuLaunchKernel and cuLaunchCooperativeKernel,
+    which convert their arguments in C and raise `error` (its .status the CUDA error) on failure. On
+    the lab's H200 host a launch through them took 1.2-3.5 us less than through ctypes, whose
+    conversion of eleven arguments a call cost that much (launch_paths.txt among the H200's
+    benchmarks)."""
+    from cupy.cuda import driver
+
+    return driver.launchKernel, driver.launchCooperativeKernel, driver.CUDADriverError
 
 
 _NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CUfunction_attribute
@@ -228,8 +235,9 @@ def memset_async(ptr: int, nbytes: int, stream: int) -> None:
 
 class PackedLaunch:
     """One kernel with its grid, block and arguments packed into a C struct once: a call
-    rewrites the leading arguments (the data pointers) and calls cuLaunchKernel: 1-2 us of
-    Python work beside the driver's own (5-10 us on the lab's H200 host). args: (C type name,
+    rewrites the leading arguments (the data pointers) and calls cuLaunchKernel (through CuPy's
+    binding: _launchers): about a microsecond of Python work beside the driver's own (4-7 us on the
+    lab's H200 host). args: (C type name,
     value) pairs; types "ptr", "u64", "i64", "i32", and "bytes" (a struct passed by value, given
     as its bytes); shared: dynamic shared memory bytes; cooperative: every block resident at
     once, or the launch fails (for blocks that wait on each other); dependent: a programmatic
@@ -249,6 +257,9 @@ class PackedLaunch:
         self._func = ctypes.c_void_p(getattr(fn, "kernel", fn).ptr)  # CuPy's RawKernel wraps a Function
         self._dims = (*(int(v) for v in grid), *(int(v) for v in block))
         self._shared = int(shared)
+        self._head = (int(getattr(fn, "kernel", fn).ptr), *self._dims, self._shared)  # as the bindings take them
+        self._pp = ctypes.addressof(self._params)
+        self._plain, self._cooperative, self._error = _launchers()
         self._lock = threading.Lock()
         self._coop = cooperative
         self._config = None
@@ -272,12 +283,18 @@ class PackedLaunch:
         self.call_at(stream, dict(enumerate(leading)))
 
     def _launch(self, stream: int) -> int:
-        if self._config is not None:
+        """The launch's CUDA error (0: launched)."""
+        if self._config is not None:  # cuLaunchKernelEx, which CuPy does not bind
             self._config.stream = stream
             return _driver().cuLaunchKernelEx(ctypes.byref(self._config), self._func, self._params, None)
-        if self._coop:
-            return _driver().cuLaunchCooperativeKernel(self._func, *self._dims, self._shared, stream, self._params)
-        return _driver().cuLaunchKernel(self._func, *self._dims, self._shared, stream, self._params, None)
+        try:
+            if self._coop:
+                self._cooperative(*self._head, stream, self._pp)
+            else:
+                self._plain(*self._head, stream, self._pp, 0)
+        except self._error as e:
+            return e.status
+        return 0
 
     def call_at(self, stream: int, values: dict) -> None:
         """Launch with the arguments at the given positions replaced."""
