@@ -225,7 +225,8 @@ def signature(a) -> Optional[tuple]:
         return ("torch", a.shape, a.stride(), a.dtype, a.get_device(), a.data_ptr())
     cupy = sys.modules.get("cupy")
     if cupy is not None and type(a) is cupy.ndarray:
-        return ("cupy", a.shape, a.strides, a.dtype, a.device.id, a.data.ptr)
+        mp = a.data  # its device_id, as a.device.id without making a Device object each call
+        return ("cupy", a.shape, a.strides, a.dtype, mp.device_id, mp.ptr)
     return None
 
 
