@@ -17,9 +17,10 @@ class FakeDriver:
     between the failure and the retry would."""
 
     def __init__(self, fail_first=0):
-        self.seen, self.fail_first, self.binds, self.ex = [], fail_first, 0, []
+        self.seen, self.fail_first, self.binds, self.ex, self.funcs = [], fail_first, 0, [], []
 
     def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        self.funcs.append(func.value if isinstance(func, ctypes.c_void_p) else func)
         p = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
         args = [ctypes.c_uint64.from_address(p[i]).value for i in range(5)]
         self.seen.append(((gx, gy, gz, bx, by, bz), shared, stream, args))
@@ -47,24 +48,29 @@ class Fn:
 
 
 class DriverError(RuntimeError):
-    """As CuPy's CUDADriverError: the CUDA error in .status."""
+    """As CuPy's CUDADriverError: the CUDA error in .status, its name in the message."""
 
     def __init__(self, status):
-        super().__init__(f"CUDA error {status}")
+        super().__init__(f"CUDA_ERROR_{status}: a driver error")
         self.status = status
 
 
 def launchers(d):
-    """CuPy's bindings as _launchers gives them, over the fake driver d: the function and the
-    parameters as integers, an error raised rather than returned."""
-    def plain(func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-        err = d.cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shared, stream, params, extra)
+    """CuPy's bindings as _launchers gives them, over the fake driver d: every argument an int (the
+    bindings take C integers: a ctypes object or None is a TypeError there), an error raised rather
+    than returned."""
+    def plain(*args):
+        assert len(args) == 11 and all(type(a) is int for a in args), args
+        err = d.cuLaunchKernel(*args)
         if err:
             raise DriverError(err)
 
-    def cooperative(func, gx, gy, gz, bx, by, bz, shared, stream, params):
+    def cooperative(*args):
+        assert len(args) == 10 and all(type(a) is int for a in args), args
         d.cooperative = getattr(d, "cooperative", 0) + 1
-        plain(func, gx, gy, gz, bx, by, bz, shared, stream, params, 0)
+        err = d.cuLaunchKernel(*args, 0)
+        if err:
+            raise DriverError(err)
 
     return lambda: (plain, cooperative, DriverError)
 
@@ -95,12 +101,20 @@ def test_two_pointers_and_any_positions_land_in_their_slots(driver, dependent):
                            ((3, 1, 1, 256, 1, 1), 96, 13, [0xE000, 0xD000, 7, 5, 6])]
     # a dependent launch: one attribute, programmatic stream serialization (6), allowed (1)
     assert driver.ex == ([(1, 6, 1)] * 3 if dependent else [])
+    assert driver.funcs == [Fn.ptr] * 3
 
 
 def test_a_cooperative_launch_packs_the_same_arguments(driver):
     _packed(cooperative=True)(11, 0xA000, 0xB000)
-    assert driver.cooperative == 1
+    assert driver.cooperative == 1 and driver.funcs == [Fn.ptr]
     assert driver.seen == [((3, 1, 1, 256, 1, 1), 96, 11, [0xA000, 0xB000, 7, 0, 0])]
+
+
+def test_a_cooperative_launch_without_a_context_is_retried(driver):
+    driver.fail_first = 1
+    _packed(cooperative=True)(5, 0x10, 0x20)
+    assert driver.binds == 1 and driver.cooperative == 2 and driver.seen[0] == driver.seen[1]
+    assert driver.seen[1][3][:2] == [0x10, 0x20]
 
 
 def test_a_cooperative_launch_too_large_says_so(driver, monkeypatch):
@@ -133,5 +147,9 @@ def test_a_failed_launch_raises(monkeypatch):
 
     monkeypatch.setattr(launch, "_driver", lambda: Broken())
     monkeypatch.setattr(launch, "_launchers", launchers(Broken()))
-    with pytest.raises(RuntimeError, match="error 700"):
+    with pytest.raises(RuntimeError, match=r"^cuLaunchKernel failed with CUDA error 700$"):
         _packed()(1, 2, 3)
+    with pytest.raises(RuntimeError, match=r"^cuLaunchCooperativeKernel failed with CUDA error 700$"):
+        _packed(cooperative=True)(1, 2, 3)
+    with pytest.raises(RuntimeError, match=r"^cuLaunchKernelEx failed with CUDA error 700$"):
+        _packed(dependent=True)(1, 2, 3)

@@ -140,7 +140,7 @@ def _driver():
 def _launchers() -> tuple:
     """(plain, cooperative, error): CuPy's bindings of cuLaunchKernel and cuLaunchCooperativeKernel,
     which convert their arguments in C and raise `error` (its .status the CUDA error) on failure. On
-    the lab's H200 host a launch through them took 1.2-3.5 us less than through ctypes, whose
+    the lab's H200 host a launch through them took 1.2-3.8 us less than through ctypes, whose
     conversion of eleven arguments a call cost that much (launch_paths.txt among the H200's
     benchmarks)."""
     from cupy.cuda import driver
@@ -236,8 +236,8 @@ def memset_async(ptr: int, nbytes: int, stream: int) -> None:
 class PackedLaunch:
     """One kernel with its grid, block and arguments packed into a C struct once: a call
     rewrites the leading arguments (the data pointers) and calls cuLaunchKernel (through CuPy's
-    binding: _launchers): about a microsecond of Python work beside the driver's own (4-7 us on the
-    lab's H200 host). args: (C type name,
+    binding: _launchers): the launch alone took 5-8 us of host time on the lab's H200 host, about
+    what CuPy's launch of an empty kernel takes. args: (C type name,
     value) pairs; types "ptr", "u64", "i64", "i32", and "bytes" (a struct passed by value, given
     as its bytes); shared: dynamic shared memory bytes; cooperative: every block resident at
     once, or the launch fails (for blocks that wait on each other); dependent: a programmatic
