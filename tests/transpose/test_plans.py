@@ -474,11 +474,12 @@ def test_perm_line_fetch():
     assert len(wide) == len(set(wide)) == 2 * 63
     for e in (1, 2):
         assert dispatch.PERM_PLAIN_LOADS[e] <= set(range(2, 65))
-        assert dispatch.PERM_ORDERED[e] <= set(range(2, 65))
+        assert dispatch.PERM_ORDERED[e] <= set(range(2, 65)) and dispatch.PERM_SHARED[e] <= set(range(2, 65))
         for short in range(2, 65):
             flag = "false" if short in dispatch.PERM_PLAIN_LOADS[e] else "true"
-            ordered = ",true" if short in dispatch.PERM_ORDERED[e] else ""
-            assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}{ordered}>" in wide
+            ordered, shared = short in dispatch.PERM_ORDERED[e], short in dispatch.PERM_SHARED[e]
+            flags = (f",{str(ordered).lower()}" if ordered or shared else "") + (",true" if shared else "")
+            assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}{flags}>" in wide
     for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 15, "false"), (2, 22, "false"),
                            (1, 41, "true"), (2, 63, "true")):
         assert dispatch.perm_expression(e, short, False).split(",")[3].rstrip(">") == flag  # measured, or spills
@@ -486,10 +487,11 @@ def test_perm_line_fetch():
     # skinnyperm.cu's launch bounds are explicit specializations: each must be the form dispatched,
     # or it would silently not apply
     text = dispatch.SKINNYPERM.read_text()
-    bounded = re.findall(r"^WIDE_PERM_BLOCKS\((\d+), (\d+), (\d+), (true|false), (true|false), \d+\)$", text, re.M)
-    assert len(bounded) == 5
-    for e, short, k, flag, ordered in bounded:
-        suffix = ",true" if ordered == "true" else ""
+    bounded = re.findall(r"^WIDE_PERM_BLOCKS\((\d+), (\d+), (\d+), (true|false), (true|false), (true|false), \d+\)$",
+                         text, re.M)
+    assert len(bounded) >= 5
+    for e, short, k, flag, ordered, shared in bounded:
+        suffix = (f",{ordered}" if "true" in (ordered, shared) else "") + (",true" if shared == "true" else "")
         assert dispatch.perm_expression(int(e), int(short), False) == f"widePerm<{e},{short},{k},{flag}{suffix}>"
 
 

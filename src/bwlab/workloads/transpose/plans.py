@@ -82,8 +82,10 @@ def words_form(itemsize: int, short: int, long: int, tall: bool) -> tuple[bool, 
 # skinnyperm.cu (the short side a template argument, byte permutes in registers) for 1- and
 # 2-byte elements: wide (S x n) every short side 2..64, where it measured 87-100% of memcpy on
 # the H200 (256 MiB, misaligned rows) against 52-85% for skinnyTile/skinnyWords; tall only 2
-# and 3 (89-92% against 78-88%): from 5 columns its one 4-byte store per row and lane ran at
-# 66-88%, behind skinnyWords from 12 columns on (ahead at 5 and 9 in one probe run).
+# and 3 (uint8 94-100% since lane 0's word before each step comes in whole words, 89-92% before,
+# against 78-88%; benchmarks/h200/transpose/tall-words): from 5 columns its one 4-byte store per
+# row and lane ran at 66-88%, behind skinnyWords from 12 columns on (ahead at 5 and 9 in one
+# probe run).
 PERM_TALL_MAX = 3
 PERM_THREADS = 128
 PERM_WARPS = PERM_THREADS // 32
@@ -694,13 +696,24 @@ def perm_line_fetch(itemsize: int, short: int) -> bool:
 # three rounds after: only these two take it.
 PERM_ORDERED = {1: frozenset({41, 60}), 2: frozenset()}
 
+# widePerm's short sides whose warps hand each other the word after their run through shared memory
+# (the kernel's SHARE), instead of each gathering it from its S rows (S sectors of the L2 for 4 bytes
+# each). On the H200 (benchmarks/h200/transpose/wide-after), alternately against the gather, three
+# rounds, every output checked, every round of each ahead of every round of the gather: 1-byte 40
+# rows 89.8% of a copy -> 92.3%; 2-byte 41 rows 90.2 -> 92.5, 53 88.9 -> 90.6, 59 89.8 -> 91.1, 64
+# 86.5 -> 89.3. Level or behind at the other sides measured (1-byte 41, 48, 49, 58, 59 and 61, 2-byte
+# 40: -1.3 to +0.2; 1-byte 64, 200 registers instead of 196: -3.9; 1-byte 60, which then spills 36
+# bytes: -2.5; 2-byte 60 spills too).
+PERM_SHARED = {1: frozenset({40}), 2: frozenset({41, 53, 59, 64})}
+
 
 def perm_expression(itemsize: int, short: int, tall: bool) -> str:
     if tall:
         return f"tallPerm<{itemsize},{short},{perm_steps(short)}>"
-    ordered = ",true" if short in PERM_ORDERED[itemsize] else ""
+    ordered, shared = short in PERM_ORDERED[itemsize], short in PERM_SHARED[itemsize]
+    flags = ("," + str(ordered).lower() if ordered or shared else "") + (",true" if shared else "")
     return (f"widePerm<{itemsize},{short},{perm_steps(short)},{str(perm_line_fetch(itemsize, short)).lower()}"
-            f"{ordered}>")
+            f"{flags}>")
 
 
 def perm_full_steps(itemsize: int, n: int, tall: bool) -> int:

@@ -4,7 +4,9 @@
 // selectors, no shared access per element.
 //  - widePerm (S x n -> n x S): lane k loads the aligned word k of each row, takes its
 //    neighbour's by shuffle and funnel-shifts by the row's byte offset (row s starts at s*n*E,
-//    misaligned unless n*E is a multiple of 4), then builds the packed side's S words.
+//    misaligned unless n*E is a multiple of 4), then builds the packed side's S words. Lane 31
+//    needs the word after the warp's run: gathered from the S rows, or (SHARE) taken from the
+//    next warp of the block, which loaded it as its first.
 //  - tallPerm (n x S -> S x n): the mirror. Lane k builds word k of each row from its S packed
 //    words and stores the aligned word under it: the row's bytes shifted by the row's offset,
 //    the word before coming from lane k-1 by shuffle.
@@ -129,19 +131,36 @@ struct UnitOrder {
   }
 };
 
-// KK steps of a warp from step0 (see widePerm).
-template <int E, int S, int KK, bool L2, bool ORDERED = false>
+// Rows padded to whole 16-byte vectors in a SHARE block's table of the words after each warp's run.
+template <int S>
+__host__ __device__ constexpr int after_pitch() { return (S + 3) / 4 * 4; }
+
+// KK steps of a warp from step0 (see widePerm). SHARE: `after` is the block's table of the words
+// after each warp's run ([warp][row], after_pitch<S>() words a warp), every warp of the block
+// taking a whole run: each warp puts its first words there for the warp before it, and only the
+// block's last warp gathers its own, for the rows that start past a word (the others' funnel
+// shift does not read it). Otherwise each warp gathers its own, one word from each of S rows.
+template <int E, int S, int KK, bool L2, bool ORDERED = false, bool SHARE = false>
 __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 step0,
-                                           unsigned* st, int lane) {
+                                           unsigned* st, int lane, unsigned* after = nullptr) {
   constexpr int U = S % 4 == 0 ? 4 : S % 2 == 0 ? 2 : 1;  // staging unit in words
   constexpr int VPL = (8 * S + 31) / 32;                   // 16-byte vectors a lane stores per step
+  constexpr int SP = after_pitch<S>();
   const int nm = (int)((n * E) & 3);  // row s starts (s * nm) & 3 bytes past a word (in is aligned)
+  const int warp = threadIdx.x >> 5;
+  const bool gather = !SHARE || warp == WP_THREADS / 32 - 1;
   // x: the word after the run's last step of row lane + 32h, the one lane 31 needs there
   unsigned w[KK][S], x[(S + 31) / 32];
 #pragma unroll
   for (int h = 0; h < (S + 31) / 32; ++h) {
     const int s = lane + 32 * h;
-    if (s < S) x[h] = wide_load<L2>(in + s * n * E - ((s * nm) & 3) + 128 * (step0 + KK));
+    if constexpr (SHARE) {
+      x[h] = 0u;
+      if (s < S && ((s * nm) & 3) != 0 && gather)
+        x[h] = wide_load<L2>(in + s * n * E - ((s * nm) & 3) + 128 * (step0 + KK));
+    } else {
+      if (s < S) x[h] = wide_load<L2>(in + s * n * E - ((s * nm) & 3) + 128 * (step0 + KK));
+    }
   }
   const byte* row = in;  // row s's first byte
 #pragma unroll
@@ -151,6 +170,18 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
     for (int j = 0; j < KK; ++j) w[j][s] = wide_load<L2>(p + 128 * j);
   }
   const int src = (lane + 1 + after_all<KK * S>(reinterpret_cast<const unsigned(&)[KK * S]>(w), n)) & 31;
+  if constexpr (SHARE) {  // this warp's first words are the words after the warp before it
+    if (lane == 0)
+#pragma unroll
+      for (int s = 0; s < SP; s += 4)
+        *reinterpret_cast<uint4*>(after + warp * SP + s) =
+            make_uint4(w[0][s], s + 1 < S ? w[0][s + 1] : 0u, s + 2 < S ? w[0][s + 2] : 0u, s + 3 < S ? w[0][s + 3] : 0u);
+    __syncthreads();
+    if (!gather)
+#pragma unroll
+      for (int h = 0; h < (S + 31) / 32; ++h)
+        if (lane + 32 * h < S) x[h] = after[(warp + 1) * SP + lane + 32 * h];
+  }
 #pragma unroll
   for (int s = 0; s < S; ++s) {
 #pragma unroll
@@ -160,8 +191,8 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
       const unsigned send = lane == 0 && j + 1 < KK ? w[j + 1][s] : w[j][s];
       unsigned next = __shfl_sync(0xffffffffu, send, src);
       if (j + 1 == KK) {
-        const unsigned after = __shfl_sync(0xffffffffu, x[s / 32], s % 32);
-        if (lane == 31) next = after;
+        const unsigned later = __shfl_sync(0xffffffffu, x[s / 32], s % 32);
+        if (lane == 31) next = later;
       }
       w[j][s] = __funnelshift_r(w[j][s], next, 8 * ((s * nm) & 3));
     }
@@ -210,7 +241,8 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
     }
   // x[j][h]: word k0 - 1 of row lane + 32h for step j (k0 its first word: the row's last Q
   // positions before the step), which lane 0 needs under its first word; from the packed
-  // side, element by element (the previous step's bytes: cached)
+  // side (the previous step's bytes: cached): its S whole words where S <= Q (one 8-byte load
+  // at S = 2, where Q loads of an element each held tall uint8 back), else element by element
   unsigned x[KK][(S + 31) / 32];
 #pragma unroll
   for (int j = 0; j < KK; ++j)
@@ -219,10 +251,26 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
       const int s = lane + 32 * h;
       const i64 k0 = (step0 + j) * 32;
       x[j][h] = 0u;
-      if (s < S && k0 > 0)
+      if (s < S && k0 > 0) {
+        if constexpr (S <= Q) {
+          const unsigned* gw = reinterpret_cast<const unsigned*>(in) + S * (k0 - 1);
+          unsigned g[S];
+          if constexpr (S == 2) {
+            const uint2 u = *reinterpret_cast<const uint2*>(gw);
+            g[0] = u.x, g[1] = u.y;
+          } else {
 #pragma unroll
-        for (int p = 0; p < Q; ++p)
-          x[j][h] |= (unsigned)reinterpret_cast<const T*>(in)[(Q * (k0 - 1) + p) * S + s] << (8 * E * p);
+            for (int i = 0; i < S; ++i) g[i] = gw[i];
+          }
+#pragma unroll
+          for (int r = 0; r < S; ++r)
+            if (s == r) x[j][h] = row_word<E, S>(g, r);
+        } else {
+#pragma unroll
+          for (int p = 0; p < Q; ++p)
+            x[j][h] |= (unsigned)reinterpret_cast<const T*>(in)[(Q * (k0 - 1) + p) * S + s] << (8 * E * p);
+        }
+      }
     }
   const int off = after_all<KK * VPL * 4>(reinterpret_cast<const unsigned(&)[KK * VPL * 4]>(v), n);
   uint4* st4 = reinterpret_cast<uint4*>(st) + off;
@@ -270,7 +318,7 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
 
 // n: the long side; full: the steps of 32*Q positions whose loads all stay inside the input
 // (the last row's included); positions from 32*Q*full on are the last block's, element by element.
-template <int E, int S, int K, bool L2, bool ORDERED = false>
+template <int E, int S, int K, bool L2, bool ORDERED = false, bool SHARE = false>
 __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
   static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
   static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
@@ -289,6 +337,13 @@ __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __r
     return;
   }
   const i64 step0 = ((i64)blockIdx.x * (WP_THREADS / 32) + warp) * K;
+  if constexpr (SHARE) {
+    __shared__ __align__(16) unsigned after[WP_THREADS / 32][after_pitch<S>()];
+    if (((i64)blockIdx.x + 1) * (WP_THREADS / 32) * K <= full) {  // block-uniform: every warp's run is whole
+      wide_steps<E, S, K, L2, ORDERED, true>(in, out, n, step0, stage[warp], lane, &after[0][0]);
+      return;
+    }
+  }
   if (step0 + K <= full) {
     wide_steps<E, S, K, L2, ORDERED>(in, out, n, step0, stage[warp], lane);
   } else {  // the grid's last warps with steps (warp-uniform)
@@ -296,10 +351,10 @@ __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __r
   }
 }
 
-template <int E, int S, int K, bool L2, bool ORDERED = false>
+template <int E, int S, int K, bool L2, bool ORDERED = false, bool SHARE = false>
 __global__ void __launch_bounds__(WP_THREADS)
 widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
-  wide_perm<E, S, K, L2, ORDERED>(in, out, n, full);
+  wide_perm<E, S, K, L2, ORDERED, SHARE>(in, out, n, full);
 }
 
 // Instantiations whose register count NVRTC's heuristic, left alone, gets wrong, with K as the
@@ -324,17 +379,18 @@ widePerm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
 // NVRTCs (168 registers), where in place order they spill there; 1-byte 41 rows ordered, told four
 // blocks as they had, 127. tests/transpose/test_plans.py holds the specializations and the
 // dispatched forms in step.
-#define WIDE_PERM_BLOCKS(E_, S_, K_, L2_, ORD_, BLOCKS)                                                \
+#define WIDE_PERM_BLOCKS(E_, S_, K_, L2_, ORD_, SHARE_, BLOCKS)                                        \
   template <>                                                                                          \
   __global__ void __launch_bounds__(WP_THREADS, BLOCKS)                                                \
-  widePerm<E_, S_, K_, L2_, ORD_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) { \
-    wide_perm<E_, S_, K_, L2_, ORD_>(in, out, n, full);                                                \
+  widePerm<E_, S_, K_, L2_, ORD_, SHARE_>(const byte* __restrict__ in, byte* __restrict__ out, i64 n,   \
+                                          i64 full) {                                                  \
+    wide_perm<E_, S_, K_, L2_, ORD_, SHARE_>(in, out, n, full);                                        \
   }
-WIDE_PERM_BLOCKS(2, 60, 2, true, false, 3)
-WIDE_PERM_BLOCKS(1, 23, 2, true, false, 4)
-WIDE_PERM_BLOCKS(2, 62, 2, true, false, 3)
-WIDE_PERM_BLOCKS(1, 60, 2, true, true, 3)
-WIDE_PERM_BLOCKS(1, 41, 2, true, true, 4)
+WIDE_PERM_BLOCKS(2, 60, 2, true, false, false, 3)
+WIDE_PERM_BLOCKS(1, 23, 2, true, false, false, 4)
+WIDE_PERM_BLOCKS(2, 62, 2, true, false, false, 3)
+WIDE_PERM_BLOCKS(1, 60, 2, true, true, false, 3)
+WIDE_PERM_BLOCKS(1, 41, 2, true, true, false, 4)
 
 // n: the long side; full: the steps of 32*Q positions inside every row, n*E / 128; row s's
 // positions from 32*Q*full - m_s/E on (m_s: its offset past a word) are the last block's.
