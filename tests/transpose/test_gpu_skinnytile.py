@@ -24,9 +24,9 @@ def _longs(e: int, s: int, words: bool = False) -> tuple[int, ...]:
     return (5, 1009, 1024, 3 * w + 7)  # tiny, prime, aligned rows, three tiles and a bit
 
 
-# (element size, words, tall): what the library launches (wide 1- and 2-byte matrices take widePerm)
+# (element size, words, tall): what the library launches (wide 1-, 2- and 4-byte matrices take widePerm)
 FORCED = ([(e, False, True) for e in dispatch.ITEMSIZES] + [(1, True, True), (2, True, True)]
-          + [(e, False, False) for e in dispatch.ITEMSIZES if e >= 4])
+          + [(e, False, False) for e in dispatch.ITEMSIZES if e >= 8])
 
 
 @pytest.mark.parametrize("e, words, tall", FORCED,
@@ -199,7 +199,8 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_003, 50), cupy.float32)).startswith("skinnyTile<4,true,16>")
     assert explain(cupy.empty((1_000_003, 3), cupy.float32)).startswith("skinnyTile<4,true,16>")  # misaligned rows
     assert explain(cupy.empty((1_000_004, 3), cupy.float32)).startswith("skinny<4,3,true,")  # aligned: registers
-    assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("skinnyTile<4,false>")
+    assert explain(cupy.empty((3, 1_000_003), cupy.float32)).startswith("widePerm<4,3,2,true>")
+    assert explain(cupy.empty((3, 1_000_003), cupy.float64)).startswith("skinnyTile<8,false>")
     assert explain(cupy.empty((16_777_217, 16), cupy.uint8)).startswith("skinnyWords<1,true>")
     assert explain(cupy.empty((16_777_216, 16), cupy.uint8)).startswith("skinnyWords<1,true,0,false,true>")  # rows 16k
     assert explain(cupy.empty((1_048_576, 17), cupy.uint8)).startswith("skinnyWords<1,true,1,true,true>")

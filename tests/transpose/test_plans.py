@@ -161,7 +161,10 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (4, 1_000_001, 45, "skinnyTile<4,true,16>"),     # ... 45
     (8, 1_000_001, 36, "skinnyTile<8,true,16>"),     # 8 bytes from 35 columns whatever the tasks
     (8, 1_000_001, 9, "skinnyTile<8,true,16>"),      # ... 36 tasks below that: twice the tile
-    (4, 17, 1_000_001, "skinnyTile<4,false>"),       # wide: H = 1 always
+    (8, 17, 1_000_001, "skinnyTile<8,false>"),       # wide: H = 1 always
+    (4, 17, 1_000_001, "widePerm<4,17,2,true>"),     # wide 4 bytes: one element of each row a lane
+    (4, 33, 1_000_000, "widePerm<4,33,2,true>"),     # ... rows in whole vectors too
+    (4, 64, 1_000_000, "tileAny<4,64,64,256>"),      # ... but where 64 rows fill tileAny's tiles
     (4, 1_000_001, 3, "skinnyTile<4,true,16>"),      # tall 4 and 8 bytes, 2-4 columns: misaligned rows...
     (8, 1_000_001, 2, "skinnyTile<8,true,16>"),
     (4, 1_000_000, 3, "skinny<4,3,true,256>"),       # ... or whole vectors: the register kernel
@@ -421,19 +424,21 @@ def test_launch_geometry_covers_the_work():
     assert dispatch.launch_geometry(st, 1, 5, 7) == (1, 256)
 
 
-def test_no_wide_skinnywords_nor_wide_skinnytile_below_4_bytes():
-    """skinnyWords is tall only and wide 1- and 2-byte matrices take widePerm: neither the
-    registry nor the dispatcher names skinnyWords<E,false...> or skinnyTile<1|2,false>."""
-    dead = ("skinnyWords<1,false", "skinnyWords<2,false", "skinnyTile<1,false>", "skinnyTile<2,false>")
+def test_no_wide_skinnywords_nor_wide_skinnytile_below_8_bytes():
+    """skinnyWords is tall only and wide 1-, 2- and 4-byte matrices take widePerm: neither the
+    registry nor the dispatcher names skinnyWords<E,false...> or skinnyTile<1|2|4,false>."""
+    dead = ("skinnyWords<1,false", "skinnyWords<2,false", "skinnyTile<1,false>", "skinnyTile<2,false>",
+            "skinnyTile<4,false>")
     exprs = dispatch.expressions()
     registered = [x for xs in exprs.values() for x in xs]
     assert not [x for x in registered if x.startswith(dead)]
     assert {"skinnyWords<1,true>", "skinnyWords<2,true>", "skinnyTile<1,true>", "skinnyTile<2,true>",
-            "skinnyTile<4,false>"} <= set(registered)  # the live forms stay
+            "skinnyTile<4,true>", "skinnyTile<8,false>"} <= set(registered)  # the live forms stay
     for e in (1, 2):
-        assert not any(dispatch.skinnytile_words(e, s, False) for s in range(1, 65))
         with pytest.raises(ValueError, match="tall only"):
             dispatch.skinnytile_geometry(e, 4, False, True)
+    for e in (1, 2, 4):
+        assert not any(dispatch.skinnytile_words(e, s, False) for s in range(1, 65))
         for short in range(2, 65):
             for long in (65, 1000, 4099, 100_003):
                 for rows, cols in ((long, short), (short, long)):
@@ -444,7 +449,7 @@ def test_no_wide_skinnywords_nor_wide_skinnytile_below_4_bytes():
                         assert c.kind in ("wide-perm", "tile"), (e, rows, cols, c)
 
 
-@pytest.mark.parametrize("e", (1, 2))
+@pytest.mark.parametrize("e", (1, 2, 4))
 @pytest.mark.parametrize("tall", (True, False), ids=("tall", "wide"))
 def test_perm_geometry(e, tall):
     """skinnyperm.cu: every warp's K steps of 32 words end inside the rows (wide: the word after
@@ -471,8 +476,8 @@ def test_perm_line_fetch():
     """widePerm takes whole-line loads at every wide short side but the measured exceptions: one
     instantiation a side, each flag spelled as the kernel's template expects; tallPerm has none."""
     wide = [x for x in dispatch.expressions()[dispatch.SKINNYPERM] if x.startswith("widePerm")]
-    assert len(wide) == len(set(wide)) == 2 * 63
-    for e in (1, 2):
+    assert len(wide) == len(set(wide)) == 3 * 63
+    for e in (1, 2, 4):
         assert dispatch.PERM_PLAIN_LOADS[e] <= set(range(2, 65))
         assert dispatch.PERM_ORDERED[e] <= set(range(2, 65)) and dispatch.PERM_SHARED[e] <= set(range(2, 65))
         for short in range(2, 65):
@@ -481,7 +486,7 @@ def test_perm_line_fetch():
             flags = (f",{str(ordered).lower()}" if ordered or shared else "") + (",true" if shared else "")
             assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}{flags}>" in wide
     for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 15, "false"), (2, 22, "false"),
-                           (1, 41, "true"), (2, 63, "true")):
+                           (1, 41, "true"), (2, 63, "true"), (4, 6, "false"), (4, 33, "true")):
         assert dispatch.perm_expression(e, short, False).split(",")[3].rstrip(">") == flag  # measured, or spills
     assert dispatch.perm_expression(1, 3, True) == "tallPerm<1,3,2>"
     # skinnyperm.cu's launch bounds are explicit specializations: each must be the form dispatched,

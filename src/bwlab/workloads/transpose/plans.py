@@ -85,7 +85,13 @@ def words_form(itemsize: int, short: int, long: int, tall: bool) -> tuple[bool, 
 # and 3 (uint8 94-100% since lane 0's word before each step comes in whole words, 89-92% before,
 # against 78-88%; benchmarks/h200/transpose/tall-words): from 5 columns its one 4-byte store per
 # row and lane ran at 66-88%, behind skinnyWords from 12 columns on (ahead at 5 and 9 in one
-# probe run).
+# probe run). 4-byte elements take widePerm too, wide only: a lane loads one element of each row
+# (rows start on words, so nothing is realigned) and the packed side leaves through the warp's
+# staging buffer as aligned 16-byte vectors, with every load in flight before the first. On the
+# H200 (benchmarks/h200/transpose/wide-f32, 256 MiB, odd long sides, three rounds alternately, every
+# output checked) it ran at 93.9-101.6% of a copy at every side measured from 2 to 64 rows, against
+# 89.9-98.7% for skinnyTile's wide tile: 33 rows 89.9 -> 95.8%, 34 90.3 -> 95.8, 17 92.0 -> 97.5, 41
+# 90.4 -> 93.9; level (within 0.2) at 8, 16 and 64 rows.
 PERM_TALL_MAX = 3
 PERM_THREADS = 128
 PERM_WARPS = PERM_THREADS // 32
@@ -654,12 +660,14 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
 
 
 def perm_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
-    """widePerm / tallPerm (skinnyperm.cu) for a dense matrix with 16-byte-aligned pointers,
-    except where the long rows are whole vectors and:
+    """widePerm / tallPerm (skinnyperm.cu) for a dense matrix with 16-byte-aligned pointers of 1-
+    and 2-byte elements, and widePerm for 4-byte ones (above PERM_TALL_MAX), except where the long rows are
+    whole vectors and:
     - tall: the register kernel needs no realignment (97-101% of memcpy on the H200);
     - wide: the short side fills whole tiles of tileAny's default (float16, 64 rows: 97%
       against widePerm's 91%)."""
-    if not (itemsize <= 2 and 2 <= short <= (PERM_TALL_MAX if tall else SKINNYTILE_MAX) < long):
+    sizes = (1, 2, 4) if not tall else (1, 2)
+    if not (itemsize in sizes and 2 <= short <= (PERM_TALL_MAX if tall else SKINNYTILE_MAX) < long):
         return False
     return not aligned_extents or (not tall and short % DEFAULT_PLAN[itemsize][0] != 0)
 
@@ -676,9 +684,12 @@ def perm_steps(short: int) -> int:
 # 87-88%), except five that spill (8 bytes of stack) with the hint: 1-byte 26 rows and 2-byte 10
 # under NVRTC 13.0 (spills.txt there), 1-byte 15 and 2-byte 22 and 26 under 13.5; they gained up
 # to 2.1 points with it, and meet 90% without. Of the others, half gained 1-4.3 points (1-byte 37,
-# 41 and 48 rows 89-90% -> 92%) and the rest moved by less than a point on the mean.
+# 41 and 48 rows 89-90% -> 92%) and the rest moved by less than a point on the mean. 4-byte 6 rows
+# spills 8 bytes with it under NVRTC 13.0 (held to 32 registers), none with plain loads (40 registers;
+# 99% of memcpy, benchmarks/h200/transpose/skinny-every/float32-wideperm); the other 4-byte sides take
+# it (benchmarks/h200/transpose/wide-f32: plain loads trailed it by up to 4.8 points).
 PERM_PLAIN_LOADS = {1: frozenset({15, 24, 26, 29, 32, 49, 50, 51, 52, 53, 62, 64}),
-                    2: frozenset({10, 22, 26, 29, 37, 48})}
+                    2: frozenset({10, 22, 26, 29, 37, 48}), 4: frozenset({6})}
 
 
 def perm_line_fetch(itemsize: int, short: int) -> bool:
@@ -694,7 +705,7 @@ def perm_line_fetch(itemsize: int, short: int) -> bool:
 # -> 91.7-94.0% (four blocks, as before). Ordered at every side (one run, two rounds), the others moved
 # by -10.8 to +1.5 points, 103 of the 126 within a point, and 2-byte 41 rows' +1.4 there was -0.5 in the
 # three rounds after: only these two take it.
-PERM_ORDERED = {1: frozenset({41, 60}), 2: frozenset()}
+PERM_ORDERED = {1: frozenset({41, 60}), 2: frozenset(), 4: frozenset()}
 
 # widePerm's short sides whose warps hand each other the word after their run through shared memory
 # (the kernel's SHARE), instead of each gathering it from its S rows (S sectors of the L2 for 4 bytes
@@ -704,7 +715,7 @@ PERM_ORDERED = {1: frozenset({41, 60}), 2: frozenset()}
 # 86.5 -> 89.3. Level or behind at the other sides measured (1-byte 41, 48, 49, 58, 59 and 61, 2-byte
 # 40: -1.3 to +0.2; 1-byte 64, 200 registers instead of 196: -3.9; 1-byte 60, which then spills 36
 # bytes: -2.5; 2-byte 60 spills too).
-PERM_SHARED = {1: frozenset({40}), 2: frozenset({41, 53, 59, 64})}
+PERM_SHARED = {1: frozenset({40}), 2: frozenset({41, 53, 59, 64}), 4: frozenset()}
 
 
 def perm_expression(itemsize: int, short: int, tall: bool) -> str:
@@ -742,17 +753,17 @@ def expressions() -> dict[Path, list[str]]:
     wholes += [tile_expression(e, c, "tileWholeWords") for e, cs in WORDS_CANDIDATES.items() for c in cs]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, WHOLE: wholes,
             SKINNY: skinny,
-            # wide 1- and 2-byte matrices all take widePerm: no wide skinnyTile for them, and
+            # wide 1-, 2- and 4-byte matrices all take widePerm: no wide skinnyTile for them, and
             # skinnyWords is tall only (the forced GPU tests run exactly these instantiations)
             SKINNYTILE: [skinnytile_expression(e, t, w) for e in ITEMSIZES for t in (True, False)
-                         for w in ((False, True) if e < 4 else (False,)) if t or e >= 4]
+                         for w in ((False, True) if e < 4 else (False,)) if t or e >= 8]
             + [f"skinnyTile<{e},true,{TALL_HALO}>" for e in TALL_HALO_TASKS]  # tall tiles on 256-byte boundaries
             + [skinnytile_expression(1, True, True, s, False) for s in (5, 6, 7)]  # short % 4 = 1, 2, 3
             + sorted({skinnytile_expression(e, True, True, s, True) for e in (1, 2)  # tiles copied by cp.async
                       for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)})
             + sorted({skinnytile_expression(e, True, True, s, aligned=True) for e in (1, 2)  # rows of 256k bytes
                       for s in range(2, WORDS_ALIGNED_TALL_MAX[e] + 1) if words_form(e, s, 256, True)[1]}),
-            SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2) for s in range(2, SKINNYTILE_MAX + 1)]
+            SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2, 4) for s in range(2, SKINNYTILE_MAX + 1)]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
@@ -813,10 +824,11 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             even = long % ve == 0 and (short <= 4 or short % ve == 0)
             if perm_applies(itemsize, short, long, tall, even):
                 side = "columns" if tall else "rows"
+                how = ("one element of each long row a lane" if itemsize == 4 else
+                       "4-byte words of each long row interleaved by byte permutes in registers")
                 return Choice("tall-perm" if tall else "wide-perm", itemsize, SKINNYPERM,
                               perm_expression(itemsize, short, tall), PERM_THREADS,
-                              f"{short} {side}: 4-byte words of each long row interleaved by byte permutes "
-                              f"in registers, the packed side moved as 16-byte vectors")
+                              f"{short} {side}: {how}, the packed side moved as 16-byte vectors")
             if skinnytile_applies(itemsize, short, long, tall, even):
                 words, rows16 = words_form(itemsize, short, long, tall)
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words, rows16)

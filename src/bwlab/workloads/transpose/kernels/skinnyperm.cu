@@ -17,7 +17,9 @@
 // lanes' words in 16-, 8- or 4-byte units). A warp takes K such steps, all of their loads in
 // flight before the first permute. The steps stop where a load or store could pass the end
 // of a row; the grid's last block moves the positions left element by element. `in` and
-// `out` must be 16-byte aligned; one matrix (no batch).
+// `out` must be 16-byte aligned; one matrix (no batch). widePerm also takes 4-byte elements
+// (Q = 1): their rows start on words, so the shuffles, shifts and permutes drop out at compile
+// time and only the loads in flight and the staging remain.
 #include "vec.cuh"
 
 constexpr int WP_THREADS = 128;
@@ -152,7 +154,7 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
   // x: the word after the run's last step of row lane + 32h, the one lane 31 needs there
   unsigned w[KK][S], x[(S + 31) / 32];
 #pragma unroll
-  for (int h = 0; h < (S + 31) / 32; ++h) {
+  for (int h = 0; h < (E < 4 ? (S + 31) / 32 : 0); ++h) {  // 4-byte rows start on words: no realigning
     const int s = lane + 32 * h;
     if constexpr (SHARE) {
       x[h] = 0u;
@@ -169,7 +171,8 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
 #pragma unroll
     for (int j = 0; j < KK; ++j) w[j][s] = wide_load<L2>(p + 128 * j);
   }
-  const int src = (lane + 1 + after_all<KK * S>(reinterpret_cast<const unsigned(&)[KK * S]>(w), n)) & 31;
+  const int wait = after_all<KK * S>(reinterpret_cast<const unsigned(&)[KK * S]>(w), n);
+  const int src = (lane + 1 + wait) & 31;
   if constexpr (SHARE) {  // this warp's first words are the words after the warp before it
     if (lane == 0)
 #pragma unroll
@@ -183,7 +186,7 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
         if (lane + 32 * h < S) x[h] = after[(warp + 1) * SP + lane + 32 * h];
   }
 #pragma unroll
-  for (int s = 0; s < S; ++s) {
+  for (int s = 0; s < (E < 4 ? S : 0); ++s) {
 #pragma unroll
     for (int j = 0; j < KK; ++j) {
       // lane l < 31 takes lane l+1's word; lane 31 the next step's first (lane 0 sends it: no
@@ -206,10 +209,10 @@ __device__ __forceinline__ void wide_steps(const byte* __restrict__ in, byte* __
       if constexpr (ORDERED) q = U * order.at[q0 / U];
       unsigned o[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) o[u] = packed_word<E, S>(w[j], q + u);
-      unsigned* d = st + lane * S + q;
+      for (int u = 0; u < U; ++u) o[u] = E == 4 ? w[j][q + u] : packed_word<E, S>(w[j], q + u);
+      unsigned* d = st + lane * S + q + (E == 4 ? wait : 0);  // 4 bytes: no shuffle waits on the loads
       if constexpr (U == 4)
-        reinterpret_cast<uint4*>(st)[staged<S>((lane * S + q) / 4)] = make_uint4(o[0], o[1], o[2], o[3]);
+        reinterpret_cast<uint4*>(st)[staged<S>((lane * S + q) / 4) + (E == 4 ? wait : 0)] = make_uint4(o[0], o[1], o[2], o[3]);
       else if constexpr (U == 2) *reinterpret_cast<uint2*>(d) = make_uint2(o[0], o[1]);
       else *d = o[0];
     }
@@ -320,7 +323,8 @@ __device__ __forceinline__ void tall_steps(const byte* __restrict__ in, byte* __
 // (the last row's included); positions from 32*Q*full on are the last block's, element by element.
 template <int E, int S, int K, bool L2, bool ORDERED = false, bool SHARE = false>
 __device__ __forceinline__ void wide_perm(const byte* __restrict__ in, byte* __restrict__ out, i64 n, i64 full) {
-  static_assert(E == 1 || E == 2, "4-byte words of 1- or 2-byte elements");
+  static_assert(E == 1 || E == 2 || E == 4, "4-byte words of 1-, 2- or 4-byte elements");
+  static_assert(E < 4 || !SHARE, "4-byte rows start on words: no word after the run to share");
   static_assert(S >= 2 && S <= 64 && K >= 1, "short sides 2..64");
   typedef typename Elem<E>::T T;
   constexpr int Q = 4 / E;
