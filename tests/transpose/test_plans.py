@@ -164,6 +164,8 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (8, 17, 1_000_001, "skinnyTile<8,false>"),       # wide: H = 1 always
     (4, 17, 1_000_001, "widePerm<4,17,2,true>"),     # wide 4 bytes: one element of each row a lane
     (4, 33, 1_000_000, "widePerm<4,33,2,true>"),     # ... rows in whole vectors too
+    (4, 13, 1_000_001, "widePerm<4,13,2,true>"),     # ... two steps a warp at 9-16 rows too (1 and 2 bytes: 4)
+    (4, 6, 1_000_001, "widePerm<4,6,2,false>"),      # ... plain loads at 6 rows (spills with the hint)
     (4, 64, 1_000_000, "tileAny<4,64,64,256>"),      # ... but where 64 rows fill tileAny's tiles
     (4, 1_000_001, 3, "skinnyTile<4,true,16>"),      # tall 4 and 8 bytes, 2-4 columns: misaligned rows...
     (8, 1_000_001, 2, "skinnyTile<8,true,16>"),
@@ -455,7 +457,7 @@ def test_perm_geometry(e, tall):
     """skinnyperm.cu: every warp's K steps of 32 words end inside the rows (wide: the word after
     them too) and the last block is left with fewer than two steps' positions per row."""
     for short in range(2, (dispatch.PERM_TALL_MAX if tall else 64) + 1):
-        k = dispatch.perm_steps(short)
+        k = dispatch.perm_steps_of(e, short)
         for n in (65, 127, 128, 129, 1009, 4096, 4097, 1_000_001, 3_000_000_017):
             rows, cols = (n, short) if tall else (short, n)
             c = dispatch.choose(e, dense(1, rows, cols))
@@ -484,7 +486,7 @@ def test_perm_line_fetch():
             flag = "false" if short in dispatch.PERM_PLAIN_LOADS[e] else "true"
             ordered, shared = short in dispatch.PERM_ORDERED[e], short in dispatch.PERM_SHARED[e]
             flags = (f",{str(ordered).lower()}" if ordered or shared else "") + (",true" if shared else "")
-            assert f"widePerm<{e},{short},{dispatch.perm_steps(short)},{flag}{flags}>" in wide
+            assert f"widePerm<{e},{short},{dispatch.perm_steps_of(e, short)},{flag}{flags}>" in wide
     for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 15, "false"), (2, 22, "false"),
                            (1, 41, "true"), (2, 63, "true"), (4, 6, "false"), (4, 33, "true")):
         assert dispatch.perm_expression(e, short, False).split(",")[3].rstrip(">") == flag  # measured, or spills

@@ -20,7 +20,7 @@ LONGS = (1, 2, 5, 31, 33, 127, 129, 1009, 4099, 12_347, 200_003)
 
 def expressions(s):
     from bwlab.workloads.transpose import plans
-    k = plans.perm_steps(s)
+    k = plans.perm_steps_of(4, s)  # the dispatch's K (4 at 9 to 16 rows in the runs recorded: see COMMAND)
     return {"wpL2": f"widePerm<4,{s},{k},true>", "wp": f"widePerm<4,{s},{k},false>"}
 
 

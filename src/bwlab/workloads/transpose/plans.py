@@ -673,9 +673,16 @@ def perm_applies(itemsize: int, short: int, long: int, tall: bool, aligned_exten
 
 
 def perm_steps(short: int) -> int:
-    """Steps of 32 words a warp takes with all their loads in flight (K): two, four for short
-    sides 9 to 16 (the sweep in benchmarks/h200/transpose/perm-probe)."""
+    """Steps of 32 words a warp takes with all their loads in flight (K) for 1- and 2-byte elements:
+    two, four for short sides 9 to 16 (the sweep in benchmarks/h200/transpose/perm-probe)."""
     return 4 if 9 <= short <= 16 else 2
+
+
+def perm_steps_of(itemsize: int, short: int) -> int:
+    """K for itemsize-byte elements: 4-byte ones take two steps at every short side (on the H200, at
+    9 to 16 rows, 96.4-98.3% of a copy against 94.9-98.0% with four, which NVRTC 13.5 also spills at
+    13 rows: benchmarks/h200/transpose/wide-f32/steps.py)."""
+    return 2 if itemsize == 4 else perm_steps(short)
 
 
 # widePerm's short sides whose word loads stay plain: at every other side the L2 fetches whole
@@ -720,10 +727,11 @@ PERM_SHARED = {1: frozenset({40}), 2: frozenset({41, 53, 59, 64}), 4: frozenset(
 
 def perm_expression(itemsize: int, short: int, tall: bool) -> str:
     if tall:
-        return f"tallPerm<{itemsize},{short},{perm_steps(short)}>"
+        return f"tallPerm<{itemsize},{short},{perm_steps_of(itemsize, short)}>"
     ordered, shared = short in PERM_ORDERED[itemsize], short in PERM_SHARED[itemsize]
     flags = ("," + str(ordered).lower() if ordered or shared else "") + (",true" if shared else "")
-    return (f"widePerm<{itemsize},{short},{perm_steps(short)},{str(perm_line_fetch(itemsize, short)).lower()}"
+    k = perm_steps_of(itemsize, short)
+    return (f"widePerm<{itemsize},{short},{k},{str(perm_line_fetch(itemsize, short)).lower()}"
             f"{flags}>")
 
 
@@ -734,7 +742,7 @@ def perm_full_steps(itemsize: int, n: int, tall: bool) -> int:
 
 
 def perm_blocks(itemsize: int, short: int, n: int, tall: bool) -> int:
-    return cdiv(perm_full_steps(itemsize, n, tall), PERM_WARPS * perm_steps(short)) + 1
+    return cdiv(perm_full_steps(itemsize, n, tall), PERM_WARPS * perm_steps_of(itemsize, short)) + 1
 
 
 def strided_expression(itemsize: int) -> str:
