@@ -41,11 +41,23 @@ def long_side(s, aligned):
     return n // 4 * 4 if aligned else n | 1
 
 
+def matrix(s, aligned):
+    """A fresh random S x n uint32 matrix of the suite's long side, its transpose by CuPy, and an output."""
+    import cupy
+
+    from bwlab.core import verify
+    n = long_side(s, aligned)
+    x = cupy.empty((s, n), cupy.uint32)
+    verify.fill_random_bits(x, seed=s)
+    want = cupy.ascontiguousarray(x.T)
+    return n, x, want, cupy.empty_like(want)
+
+
 def main(rounds, aligned=False):
     import cupy
 
     import bwlab
-    from bwlab.core import timing, verify
+    from bwlab.core import timing
     from bwlab.workloads.transpose import calls, plans
     from forced import check_forced
 
@@ -60,11 +72,7 @@ def main(rounds, aligned=False):
     rows = {}
     sides = [s for s in SIDES if not (aligned and s % 64 == 0)]  # whole tiles of tileAny
     for s in sides:
-        n = long_side(s, aligned)
-        x = cupy.empty((s, n), cupy.uint32)
-        verify.fill_random_bits(x, seed=s)
-        want = cupy.ascontiguousarray(x.T)
-        out = cupy.empty_like(want)
+        n, x, want, out = matrix(s, aligned)
         runs = {"disp": lambda: bwlab.transpose(x, out=out)}
         if aligned:
             tile = plans.Choice("wide-tile", 4, plans.SKINNYTILE, "skinnyTile<4,false>", plans.SKINNYTILE_THREADS)

@@ -9,7 +9,7 @@ import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from probe import LONGS, long_side
+from probe import LONGS, matrix
 from probe import choice as probe_choice
 
 SIDES = (9, 12, 13, 14, 16)
@@ -26,7 +26,7 @@ def _compile(expr):
 def main(rounds):
     import cupy
 
-    from bwlab.core import timing, verify
+    from bwlab.core import timing
     from bwlab.workloads.transpose import calls, plans
     from forced import check_forced
 
@@ -51,11 +51,7 @@ def main(rounds):
     rows = {}
     for aligned in (False, True):
         for s in SIDES:
-            n = long_side(s, aligned)
-            x = cupy.empty((s, n), cupy.uint32)
-            verify.fill_random_bits(x, seed=s)
-            want = cupy.ascontiguousarray(x.T)
-            out = cupy.empty_like(want)
+            n, x, want, out = matrix(s, aligned)
             runs = {lab: choice(f.format(s)) for lab, f in FORMS.items()}
             runs["tile"] = tile
             def launch(ch):
