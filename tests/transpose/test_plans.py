@@ -44,7 +44,9 @@ def test_shape_classes(batch, rows, cols, kind):
         def even(short, long):  # long rows in whole vectors (and a short side of 2-4, or whole vectors too)
             return long % ve == 0 and (short <= 4 or short % ve == 0)
         if batch == 1 and kind in ("tall", "wide", "tile"):  # short sides 2..64: skinnyperm.cu or skinnyTile
-            if dispatch.perm_applies(e, cols, rows, True, even(cols, rows)):
+            if dispatch.elems_applies(e, rows, cols, False):  # wide 16-byte, 2-4 rows: elems.cu
+                want = "wide-elems"
+            elif dispatch.perm_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-perm"
             elif dispatch.skinnytile_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-tile"
@@ -57,6 +59,9 @@ def test_shape_classes(batch, rows, cols, kind):
             short = cols if tall else rows
             assert c.expression == dispatch.perm_expression(e, short, tall)
             assert c.expression in dispatch.expressions()[dispatch.SKINNYPERM]
+        if want == "wide-elems":
+            assert c.expression == dispatch.elems_expression(rows) == f"wideElems<{rows},1,false>"
+            assert c.expression in dispatch.expressions()[dispatch.ELEMS]
         if want in ("tall-tile", "wide-tile"):
             short = cols if want == "tall-tile" else rows
             tall = want == "tall-tile"

@@ -100,6 +100,8 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         tall = choice.kind == "tall-perm"
         n = lay.rows if tall else lay.cols
         args = ptrs + [("i64", n), ("i64", plans.perm_full_steps(x.itemsize, n, tall))]
+    elif choice.kind == "wide-elems":
+        args = ptrs + [cols]
     elif choice.kind == "strided-tile":
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.cs), ("i64", lay.bstride)]
     elif choice.kind == "flip":  # x's columns in memory order, into out's last row at pitch -rows

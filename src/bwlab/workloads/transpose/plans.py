@@ -22,6 +22,7 @@ WHOLE = KERNELS_DIR / "whole.cu"
 SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 SKINNYPERM = KERNELS_DIR / "skinnyperm.cu"
+ELEMS = KERNELS_DIR / "elems.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
@@ -123,6 +124,7 @@ class Choice:
     #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     #                      | "tall-perm" | "wide-perm" (skinnyperm.cu)
+    #                      | "wide-elems" (elems.cu)
     #                      | "strided-tile" (stridedTile)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
@@ -745,6 +747,23 @@ def perm_blocks(itemsize: int, short: int, n: int, tall: bool) -> int:
     return cdiv(perm_full_steps(itemsize, n, tall), PERM_WARPS * perm_steps_of(itemsize, short)) + 1
 
 
+# wideElems (elems.cu): wide matrices of 16-byte elements with 2 to ELEMS_MAX rows. On the H200
+# (benchmarks/h200/transpose/wide-16, three rounds): 99.5-101.2% of a copy at 2 to 4 rows, level
+# with CuPy's elementwise copy (99.4-101.3%), where skinnyTile's wide tile ran at 97.6-99.2%; from
+# 5 rows skinnyTile is ahead again (98.9-99.2% against 97.4-97.8%). One element a thread (U = 1)
+# with plain stores: two to eight a thread, or evict-first stores, were level or behind.
+ELEMS_MAX = 4
+ELEMS_THREADS = 256
+
+
+def elems_applies(itemsize: int, short: int, long: int, tall: bool) -> bool:
+    return itemsize == 16 and not tall and 2 <= short <= ELEMS_MAX and long > SKINNYTILE_MAX
+
+
+def elems_expression(short: int) -> str:
+    return f"wideElems<{short},1,false>"
+
+
 def strided_expression(itemsize: int) -> str:
     return f"strided<{itemsize}>"
 
@@ -773,6 +792,7 @@ def expressions() -> dict[Path, list[str]]:
                       for s in range(2, WORDS_ALIGNED_TALL_MAX[e] + 1) if words_form(e, s, 256, True)[1]}),
             SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2, 4) for s in range(2, SKINNYTILE_MAX + 1)]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
+            ELEMS: [elems_expression(s) for s in range(2, ELEMS_MAX + 1)],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
@@ -830,6 +850,9 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             # aligned extents: long rows (the long side) in whole 16-byte vectors, as the register
             # kernel's 2-4 short elements need (a short side below 16 bytes never is a multiple)
             even = long % ve == 0 and (short <= 4 or short % ve == 0)
+            if elems_applies(itemsize, short, long, tall):
+                return Choice("wide-elems", itemsize, ELEMS, elems_expression(short), ELEMS_THREADS,
+                              f"{short} rows of 16-byte elements: one element a thread, as a copy moves vectors")
             if perm_applies(itemsize, short, long, tall, even):
                 side = "columns" if tall else "rows"
                 how = ("one element of each long row a lane" if itemsize == 4 else
@@ -932,6 +955,11 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         blocks = perm_blocks(choice.itemsize, short, n, tall)  # about n*E/1024
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{short} x {n}: {blocks} blocks, over the grid limit")
+        return blocks, choice.threads
+    if choice.kind == "wide-elems":  # one element a thread, no striding
+        blocks = cdiv(rows * cols, choice.threads)
+        if blocks > MAX_BLOCKS:
+            raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
     if choice.kind == "flip":
         tr, tc, _ = pitched_tile(choice.itemsize, choice.expression.startswith("pitchedVec"))
