@@ -1,7 +1,6 @@
 """wideElems (kernels/elems.cu) on the GPU, bit-exact with the output poisoned first: wide matrices of
 16-byte elements with 2 to 4 rows, forced at long sides that end inside a warp, at a block's end and
 just past it, prime and long; through the dispatch; and more than 2^31 elements."""
-import cupy
 import numpy as np
 import pytest
 from forced import check_forced
@@ -29,6 +28,8 @@ def test_every_short_side_forced(s):
 
 @pytest.mark.parametrize("shape", [(2, 65), (3, 100_003), (4, 1 << 20)])
 def test_dispatch(shape):
+    import cupy
+
     host = verify.random_host(shape, "c16", seed=sum(shape))
     x = cupy.asarray(host)
     assert bwlab.explain_transpose(x).startswith(dispatch.elems_expression(shape[0]))
@@ -42,6 +43,8 @@ def test_dispatch(shape):
 def test_over_2_31_elements():
     """3 x 715,827,883 complex128 (2^31 + 1 elements, 32 GiB each way): offsets past 2^31 elements on
     both sides."""
+    import cupy
+
     shape = (3, 715_827_883)
     need = 2 * 16 * shape[0] * shape[1] + (8 << 30)  # x, out and the check's temporaries
     if cupy.cuda.Device().mem_info[0] < need:
