@@ -585,7 +585,8 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
     (1, 64, 4_194_304, False, True, False),    # aligned uint8, 64 rows: tileAny was faster
     (4, 64, 4_194_304, True, True, False),     # aligned, whole tiles of columns: tileAny
     (16, 32, 524_289, True, True, True),       # ... except 16-byte elements
-    (16, 32, 524_289, False, True, False),     # aligned wide, whole tiles of rows: tileAny
+    (16, 64, 262_145, False, True, False),     # aligned wide, whole tiles of rows: tileAny
+    (16, 32, 524_289, False, True, True),      # ... half of 16-byte elements' 64-row tile: skinnyTile
     (16, 16, 1_048_577, False, True, True),    # 16 rows or fewer never go to tileAny
     (16, 5, 3_355_445, True, True, True),      # 16-byte elements are always aligned: skinnyTile was faster
     (1, 3, 10_000_000, True, True, False),     # aligned tall: the register kernel needs no realignment

@@ -108,12 +108,16 @@ TILE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     2: ((64, 128, 256), (64, 64, 128), (64, 128, 128), (128, 64, 256)),
     4: ((64, 64, 256), (64, 64, 128), (32, 64, 256)),
     8: ((64, 32, 256), (64, 64, 256), (32, 32, 256), (32, 32, 128), (32, 64, 128), (32, 64, 256)),
-    16: ((32, 32, 128), (16, 32, 128), (32, 32, 256)),
+    16: ((64, 32, 128), (32, 32, 128), (16, 32, 128), (32, 32, 256)),
 }
 # Built-in choice per element size (used when no plan file exists for this GPU): the winners
 # of `bwlab tune transpose` on the H200 (each candidate list starts with it). 16 bytes: 32x32
 # won the later tunes by 0.2% on 8192x16384 and ran 3-4 points of memcpy faster than 16x32 on
-# extents that are not multiples of the tile (benchmarks/h200/transpose/scalar-probe).
+# extents that are not multiples of the tile (benchmarks/h200/transpose/scalar-probe); 64x32
+# (158 registers, three blocks an SM) then ran 0.4-1.0 points ahead of 32x32 where the extents
+# are not powers of two (16383x16389 90.2-90.9% -> 91.1-91.8%, 8191x32771 90.5 -> 91.3%, 32771x8191
+# 87.6 -> 88.6%, 4097x4103 92.6 -> 93.0%) and within 0.4 of it elsewhere (16384x16384, batches,
+# 64x4194304; benchmarks/h200/transpose/tile-order, tiles16-extra.txt and tiles16-more.txt).
 DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDIDATES.items()}
 
 
