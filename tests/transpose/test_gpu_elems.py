@@ -26,6 +26,26 @@ def test_every_short_side_forced(s):
         check_forced(_choice(s), s, n, "c16", seed=s * 7919 + n)
 
 
+@pytest.mark.parametrize("s", range(2, dispatch.ELEMS_MAX + 1))
+def test_writes_nothing_past_the_output(s):
+    """The output inside a larger poisoned buffer: every byte after it, and the input, untouched."""
+    import cupy
+
+    from bwlab.workloads.transpose.calls import launch
+
+    for n in (65, 257, 1009):
+        host = verify.random_host((s, n), "c16", seed=s + n)
+        x = cupy.asarray(host)
+        buf = cupy.empty(s * n + 64, cupy.complex128)
+        verify.poison(buf)
+        canary = buf[s * n:].copy()
+        launch(_choice(s), x.data.ptr, buf.data.ptr, 1, s, n, x.nbytes, x.device.id,
+               cupy.cuda.get_current_stream().ptr)
+        assert verify.compare(buf[:s * n].reshape(n, s).get(), np.ascontiguousarray(host.T)).ok, (s, n)
+        assert bool((buf[s * n:].view(cupy.uint64) == canary.view(cupy.uint64)).all()), (s, n)
+        assert verify.compare(x.get(), host).ok
+
+
 @pytest.mark.parametrize("shape", [(2, 65), (3, 100_003), (4, 1 << 20)])
 def test_dispatch(shape):
     import cupy

@@ -603,3 +603,19 @@ def test_tile_index_maps_cover_once_and_are_conflict_free(e, cfg):
 ])
 def test_when_skinnytile_applies(e, short, long, tall, aligned, want):
     assert dispatch.skinnytile_applies(e, short, long, tall, aligned) is want
+
+
+@pytest.mark.parametrize("itemsize, short, long, tall, applies", [
+    (16, 2, 65, False, True), (16, 4, 10_000_000, False, True), (16, 1, 1000, False, False),
+    (16, 5, 1000, False, False), (16, 3, 64, False, False), (16, 3, 1000, True, False), (8, 3, 1000, False, False)])
+def test_when_elems_applies(itemsize, short, long, tall, applies):
+    """wideElems (elems.cu): wide 16-byte matrices of 2 to 4 rows and a long side over 64."""
+    assert dispatch.elems_applies(itemsize, short, long, tall) == applies
+    rows, cols = (long, short) if tall else (short, long)
+    c = dispatch.choose(itemsize, dense(1, rows, cols))
+    assert (c.kind == "wide-elems") == applies, c
+    if applies:
+        assert c.expression == dispatch.elems_expression(short) in dispatch.expressions()[dispatch.ELEMS]
+        assert dispatch.launch_geometry(c, 1, rows, cols) == (dispatch.cdiv(rows * cols, 256), 256)
+        with pytest.raises(ValueError, match="one matrix"):
+            dispatch.launch_geometry(c, 2, rows, cols)

@@ -645,8 +645,10 @@ def skinnytile_applies(itemsize: int, short: int, long: int, tall: bool, aligned
       it fell to 72-80% where skinnyTile reached 80-96% (256^3 x 16, aligned);
     - aligned extents with 17 to 64 short elements where tileAny's default tile does as well: a
       short side that fills whole tiles (tall: of its columns, except 16-byte elements, where
-      tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%), and uint8 wide
-      matrices of at least half a tile's rows (72% at 64 rows).
+      tileAny measured 75-77% against 85-88%; wide: of its rows, 89-91%, measured on 32-row tiles
+      before 16-byte elements took 64-row ones), and uint8 wide matrices of at least half a tile's
+      rows (72% at 64 rows).
+    Wide 16-byte matrices of 2 to 4 rows take wideElems first (elems_applies).
     (Tall float32 from 50 columns with misaligned output rows took tileWhole's 64x64 tile for a while,
     0.5-3.4 points ahead of skinnyTile then; skinnyTile's 256-byte-aligned rows (TALL_HALO) ran 2.8-5.0
     ahead of tileWhole at every such side, benchmarks/h200/transpose/tall-align/every.txt.)"""
@@ -960,7 +962,9 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{short} x {n}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
-    if choice.kind == "wide-elems":  # one element a thread, no striding
+    if choice.kind == "wide-elems":  # one matrix, one element a thread (U = 1), no striding
+        if batch != 1 or not choice.expression.endswith(",1,false>"):
+            raise ValueError(f"{choice.expression}: one matrix, one element a thread")
         blocks = cdiv(rows * cols, choice.threads)
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
