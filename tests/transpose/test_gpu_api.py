@@ -274,7 +274,7 @@ def test_byte_kernels_on_views(waves, monkeypatch):
                                                 ("words", "tileWholeWords", dispatch.WORDS_CANDIDATES))
                     for e, cfgs in table.items() for cfg in cfgs]
     for c in kernels:
-        dt = {1: "u1", 2: "u2", 4: "u4"}[c.itemsize]
+        dt = {1: "u1", 2: "u2", 4: "u4", 8: "u8", 16: "c16"}[c.itemsize]
         tr, tc = dispatch.tile_shape(c)
         for rows, cols in ((257, 263), (1, 77), (130, 1), (tr + 3, tc + 5), (3 * tr + 1, 2 * tc + 3)):
             host = verify.random_host((3, rows + 3, cols + 7), dt)
@@ -302,12 +302,17 @@ def _big(shape, dtype):
     ((3, 32768, 32768), "uint8"),          # 3.2e9 elements, tile vector path, batched
     ((46341, 46341), "uint16"),            # 2.1e9 elements, misaligned rows (odd extents)
     ((46341, 46343), "uint32"),            # ... of 4 bytes
+    ((46341, 46343), "uint64"),            # ... of 8 bytes (tileWhole)
+    ((46341, 46343), "complex128"),        # 16-byte elements (tileWhole), 34 GB each way
     ((1_000_000_000, 3), "uint8"),         # 3e9 elements, tall skinny
     ((3, 1_000_000_000), "uint8"),         # wide skinny
-], ids=["batch-u8", "odd-u16", "odd-u32", "tall-u8", "wide-u8"])
+], ids=["batch-u8", "odd-u16", "odd-u32", "odd-u64", "odd-c16", "tall-u8", "wide-u8"])
 def test_over_2_31_elements(shape, dtype):
     import cupy
 
+    need = 2 * int(np.prod(shape)) * np.dtype(dtype).itemsize + (8 << 30)  # x, out and the check's temporaries
+    if cupy.cuda.Device().mem_info[0] < need:
+        pytest.skip(f"needs {need / 2**30:.0f} GiB of free GPU memory")
     x = _big(shape, dtype)
     assert x.size > 2**31
     out = cupy.empty(shape[:-2] + (shape[-1], shape[-2]), dtype)
@@ -315,12 +320,12 @@ def test_over_2_31_elements(shape, dtype):
     bwlab.transpose(x, out)
     check = compare_transposed(out, x)
     assert check.ok, check
-    # Independent spot checks at the far end, past 2^31 elements.
+    # Independent spot checks at the far end, past 2^31 elements (as unsigned words: no NaN).
     rows, cols = shape[-2:]
-    last = out.reshape(-1, cols, rows)[-1]
-    xl = x.reshape(-1, rows, cols)[-1]
-    assert int(last[cols - 1, rows - 1]) == int(xl[rows - 1, cols - 1])
-    assert int(last[0, rows - 1]) == int(xl[rows - 1, 0])
+    last = verify.uint_view(out.reshape(-1, cols, rows)[-1])
+    xl = verify.uint_view(x.reshape(-1, rows, cols)[-1])
+    assert bool((last[cols - 1, rows - 1] == xl[rows - 1, cols - 1]).all())
+    assert bool((last[0, rows - 1] == xl[rows - 1, 0]).all())
 
 
 def test_compare_transposed_catches_a_wrong_element():

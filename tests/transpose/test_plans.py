@@ -36,7 +36,7 @@ def test_shape_classes(batch, rows, cols, kind):
         want = kind
         mis_kind, mis_cfg = dispatch.misaligned_choice(e, nbytes=batch * rows * cols * e)
         if kind in ("tile", "align"):
-            want = "align" if rows % ve or cols % ve else "tile"
+            want = "align" if rows % ve or cols % ve or e == 16 else "tile"  # 16 bytes: tileWhole
         if batch > 1 and ((kind == "tall" and rows % ve) or (kind == "wide" and cols % ve)):
             want = "align"
         if want == "align":
@@ -240,7 +240,7 @@ def test_every_element_size_has_misaligned_kernels():
         for tr, tc, th in dispatch.WHOLE_CANDIDATES.get(e, ()):  # whole.cu's WholeTile
             h, rs, tv = 32 // e, th // tc, tr * e // 16
             nk = -(-(tr + h - 1) // rs)
-            assert e <= 4 and tr % h == 0 and th % tc == 0 and th % tv == 0 and tc * tv % th == 0 and nk <= 40
+            assert e <= 16 and tr % h == 0 and th % tc == 0 and th % tv == 0 and tc * tv % th == 0 and nk <= 40
             assert tc * ((35 + nk * rs * e + 7) // 8 * 8 + 4) <= 48 * 1024
         for tr, tc, th in dispatch.WORDS_CANDIDATES.get(e, ()):  # whole.cu's WordsTile
             g, h = 4 // e, 32 // e
@@ -356,7 +356,7 @@ def _sector_writes(rows, e, shift, w, chunk, window=None):
     return got
 
 
-@pytest.mark.parametrize("e", [1, 2, 4])
+@pytest.mark.parametrize("e", [1, 2, 4, 8, 16])
 @pytest.mark.parametrize("rows", [1, 2, 31, 33, 64, 95, 257, 1000])
 def test_sector_ownership_writes_every_output_byte_once(e, rows):
     for shift in range(0, 32, e):
@@ -619,3 +619,31 @@ def test_when_elems_applies(itemsize, short, long, tall, applies):
         assert dispatch.launch_geometry(c, 1, rows, cols) == (dispatch.cdiv(rows * cols, 256), 256)
         with pytest.raises(ValueError, match="one matrix"):
             dispatch.launch_geometry(c, 2, rows, cols)
+
+
+def test_plans_of_the_first_schema_drop_their_16_byte_entries():
+    """A plan tuned before 16-byte elements took tileWhole (schema bwlab.plan/1) keeps its choices
+    for 1- to 8-byte elements; its 16-byte tileAny and tileScalar tiles give way to the built-in."""
+    plan = {16: (32, 32, 128), 4: (64, 64, 128), ("misaligned", 16): ("scalar", (32, 32, 256)),
+            ("misaligned", 8): ("scalar", (64, 32, 256))}
+    doc = json.loads(json.dumps(dispatch.plan_document("GPU", plan, [])))
+    assert dispatch.parse_plan(doc) == plan  # this schema keeps every entry
+    doc["schema"] = "bwlab.plan/1"
+    got = dispatch.parse_plan(doc)
+    assert got == {4: (64, 64, 128), ("misaligned", 8): ("scalar", (64, 32, 256))}
+    c = dispatch.choose(16, dense(1, 4096, 4096), got)
+    assert (c.kind, c.expression) == ("whole", "tileWhole<16,64,32,256>")
+    doc["schema"] = "bwlab.plan/0"
+    with pytest.raises(ValueError, match="not a bwlab.plan/2 document"):
+        dispatch.parse_plan(doc)
+
+
+def test_16_byte_matrices_take_the_sector_owning_tile():
+    """Every dense 16-byte matrix past the skinny kernels, whatever its extents, takes tileWhole; a
+    plan's ("misaligned", 16) entry picks its tile."""
+    for shape in ((1, 16384, 16384), (1, 16383, 16389), (3, 4097, 4099), (1, 65, 67)):
+        c = dispatch.choose(16, dense(*shape))
+        assert (c.kind, c.expression) == ("whole", "tileWhole<16,64,32,256>"), shape
+        assert "16-byte elements" in c.reason
+    c = dispatch.choose(16, dense(1, 4096, 4096), {("misaligned", 16): ("whole", (32, 32, 128))})
+    assert c.expression == "tileWhole<16,32,32,128>" and "(plan)" in c.reason

@@ -30,6 +30,7 @@ OTHER_DOCUMENTS = {
     "bwlab.distributed/1": ("a multi-GPU document (from bwlab p2p or bwlab bench distributed)",
                             "`bwlab p2p --render` redraws a p2p.json"),
     "bwlab.plan/1": ("a tuning plan (from bwlab tune)", "the public API reads it; it holds no results to draw"),
+    "bwlab.plan/2": ("a tuning plan (from bwlab tune)", "the public API reads it; it holds no results to draw"),
 }
 # What a procedure's document is (config["procedure"]); renderers choose their tables by it.
 PROCEDURES = ("ladder", "bench", "sweep-blocks", "sweep-sizes", "sweep-variants", "profile", "tune")

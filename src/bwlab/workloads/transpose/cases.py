@@ -126,6 +126,9 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith("tileWholeWords"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, "
                 f"4- or 8-byte word loads shifted and transposed in registers ({name})")
+    if kernel.startswith("tileWhole<16,"):
+        return (f"{rows}x{cols} of 16-byte elements: whole 32-byte sectors stored, one load instruction per "
+                f"element ({name})")
     if kernel.startswith("tileWhole"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, "
                 f"one load instruction per element ({name})")

@@ -99,7 +99,10 @@ PERM_WARPS = PERM_THREADS // 32
 STRIDED_THREADS = 256
 ROWS_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
-PLAN_SCHEMA = "bwlab.plan/1"
+PLAN_SCHEMA = "bwlab.plan/2"
+# Plans of the first schema were tuned before 16-byte elements took tileWhole: their 16-byte
+# entries (a tileAny tile, a tileScalar tile) are dropped when read, the rest kept.
+PLAN_SCHEMA_V1 = "bwlab.plan/1"
 
 # Tile configurations (rows x cols of the tile in elements, threads), legal for tileAny:
 # a tile row is a multiple of 128 bytes, TR a multiple of 8 vectors, threads divide the patches.
@@ -118,6 +121,8 @@ TILE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # are not powers of two (16383x16389 90.2-90.9% -> 91.1-91.8%, 8191x32771 90.5 -> 91.3%, 32771x8191
 # 87.6 -> 88.6%, 4097x4103 92.6 -> 93.0%) and within 0.4 of it elsewhere (16384x16384, batches,
 # 64x4194304; benchmarks/h200/transpose/tile-order, tiles16-extra.txt and tiles16-more.txt).
+# The dispatch no longer runs tileAny on 16-byte elements (tileWhole, MISALIGNED_DEFAULT); its
+# 16-byte tile still sets the skinny kernels' bounds (skinnytile_applies).
 DEFAULT_PLAN: dict[int, tuple[int, int, int]] = {e: c[0] for e, c in TILE_CANDIDATES.items()}
 
 
@@ -229,10 +234,15 @@ SCALAR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 # tileWhole, which beat tileSector and tileScalar on every misaligned probe shape there but
 # 4x4096x8199 float32 (0.3 points behind; benchmarks/h200/transpose/whole-probe), at the 1-byte
 # tile of WORDS_BLOCKS (benchmarks/h200/transpose/words-occupancy) and the 2-byte tile of 8-byte
-# loads (benchmarks/h200/transpose/words-wide).
+# loads (benchmarks/h200/transpose/words-wide); for 8-byte elements tileWhole's 64x64 tile, 0.6-4.0
+# points of a copy ahead of tileScalar's 64x32 on each of nine misaligned float64 shapes of 256 MiB
+# to 2 GiB (benchmarks/h200/transpose/whole-8). 16-byte rows never misalign, but every 16-byte
+# matrix takes tileWhole's 64x32 tile too (where an output row has odd length, every other row
+# starts mid-sector): 1.1-3.3 points of a copy ahead of tileAny's 64x32 tile on each of eight
+# complex128 shapes of 268 MiB to 4 GiB, powers of two included (whole-8/probe16.txt).
 MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
     1: ("words", (256, 124, 512)), 2: ("words", (128, 124, 256)), 4: ("whole", (64, 64, 256)),
-    8: ("scalar", (64, 32, 256)), 16: ("scalar", (32, 32, 128)),
+    8: ("whole", (64, 64, 256)), 16: ("whole", (64, 32, 256)),
 }
 # Below this many bytes (elements x size), a misaligned call of this element size takes this tile,
 # plan or not: `bwlab tune transpose` measures the misaligned tiles on one call of 256 MiB, so its
@@ -259,7 +269,7 @@ STAGE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 SECTOR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     1: ((64, 128, 256), (32, 128, 256), (32, 256, 256)),
 }
-# tileWhole's configurations (tile rows TR, columns TC, threads) for 2- and 4-byte elements: a
+# tileWhole's configurations (tile rows TR, columns TC, threads) for 2- to 16-byte elements: a
 # thread keeps (TR + 32/E - 1) / (threads / TC) loads in flight (rounded up; at most 40) and
 # stores TR*TC*E/16/threads vectors. On the H200 (whole-probe/words.txt, whole-elements.txt):
 # uint16 70-71% of memcpy with 20 loads a thread, 76-77% with 36, 74-75% with 40; bytes
@@ -267,6 +277,8 @@ SECTOR_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
 WHOLE_CANDIDATES: dict[int, tuple[tuple[int, int, int], ...]] = {
     2: ((128, 64, 256),),
     4: ((64, 64, 256), (128, 32, 256)),
+    8: ((64, 32, 256), (128, 32, 256), (64, 64, 256)),
+    16: ((32, 32, 256), (64, 32, 256), (32, 32, 128)),
 }
 # tileWholeWords' configurations for 1- and 2-byte elements: tiles of 31 words' columns (124
 # bytes, 62 halves; 4-byte loads a lane) or 62 (248 bytes, 124 halves; 8-byte loads); a thread
@@ -884,7 +896,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
         if rows <= SKINNY_MAX and (batch == 1 or cols % ve == 0):
             return Choice("wide", itemsize, SKINNY, skinny_expression(itemsize, rows, False),
                           skinny_threads(rows), f"{rows} rows: one thread per 16-byte piece of each input row")
-        if rows % ve == 0 and cols % ve == 0:
+        if rows % ve == 0 and cols % ve == 0 and itemsize != 16:  # 16 bytes: tileWhole (below)
             cfg = tuple((plan or {}).get(itemsize) or DEFAULT_PLAN[itemsize])
             if cfg not in TILE_CANDIDATES[itemsize]:
                 raise ValueError(f"plan names tile {cfg} for {itemsize}-byte elements, not one of "
@@ -896,6 +908,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
     kind, cfg = misaligned_choice(itemsize, plan, nbytes)
     kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
+           else "16-byte elements, each output sector written by one block" if itemsize == 16
            else f"rows or columns not a multiple of {ve}")
     how = {"align": "rows realigned to 16-byte vectors", "scalar": "element by element",
            "stage": "16-byte loads staged as read, element stores",
@@ -992,7 +1005,8 @@ def plan_path(gpu_name: str) -> Path:
 
 
 def plan_document(gpu_name: str, plan: dict, measurements: list[dict]) -> dict:
-    """plan: element size -> tile (tileAny); ("misaligned", element size) -> (kind, tile)."""
+    """plan: element size -> tile (tileAny); ("misaligned", element size) -> (kind, tile): the
+    kernel and tile of rows not on 16-byte boundaries, and of every 16-byte matrix."""
     tiles = {str(k): list(v) for k, v in sorted((k, v) for k, v in plan.items() if isinstance(k, int))}
     mis = {str(k[1]): [v[0], *v[1]] for k, v in sorted((k, v) for k, v in plan.items() if isinstance(k, tuple))}
     return {"schema": PLAN_SCHEMA, "gpu": gpu_name, "tiles": tiles, "misaligned": mis, "measurements": measurements}
@@ -1000,7 +1014,7 @@ def plan_document(gpu_name: str, plan: dict, measurements: list[dict]) -> dict:
 
 def parse_plan(doc: dict) -> dict:
     """The plan in a plan document; a clear error for anything else."""
-    if doc.get("schema") != PLAN_SCHEMA:
+    if doc.get("schema") not in (PLAN_SCHEMA, PLAN_SCHEMA_V1):
         raise ValueError(f"not a {PLAN_SCHEMA} document (schema {doc.get('schema')!r})")
     plan: dict = {}
     for key, cfg in doc.get("tiles", {}).items():
@@ -1013,6 +1027,8 @@ def parse_plan(doc: dict) -> dict:
         if e not in ITEMSIZES or (kind, cfg) not in misaligned_candidates(e):
             raise ValueError(f"plan entry misaligned {key}: {entry} is not a known kernel and tile")
         plan[("misaligned", e)] = (kind, cfg)
+    if doc["schema"] == PLAN_SCHEMA_V1:
+        plan.pop(16, None), plan.pop(("misaligned", 16), None)
     return plan
 
 

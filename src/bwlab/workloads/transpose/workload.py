@@ -129,12 +129,14 @@ class TransposeWorkload(Workload):
 
         groups = []
         for e in plans.ITEMSIZES:
+            if e == 16:  # 16-byte matrices take tileWhole, tuned in the group below
+                continue
             groups.append(TuneGroup(
                 e, Case(TUNE_SHAPES[e], UINT[e]), list(plans.TILE_CANDIDATES[e]),
                 (lambda e: lambda cfg, x, out: make(cfg, x, out, e))(e),
                 lambda cfg: f"tileAny {cfg[0]}x{cfg[1]} tile, {cfg[2]} threads",
                 [Case(s, UINT[e]) for s in TUNE_CHECK_SHAPES]))
-        for e in plans.ITEMSIZES:  # rows that do not start on 16-byte boundaries: two kernels compete
+        for e in plans.ITEMSIZES:  # rows that do not start on 16-byte boundaries (and 16-byte elements)
             groups.append(TuneGroup(
                 ("misaligned", e), Case(cases.MISALIGNED[e], UINT[e]), plans.misaligned_candidates(e),
                 (lambda e: lambda cand, x, out: make_mis(cand, x, out, e))(e),

@@ -1,5 +1,5 @@
-// tileWhole: the transpose of 1- to 4-byte elements whose rows do not start on 16-byte
-// boundaries, loaded element by element as in tileScalar but stored in whole, aligned 32-byte
+// tileWhole: the transpose of 1- to 8-byte elements whose rows do not start on 16-byte
+// boundaries (and of 16-byte elements whose output rows do not all start on a sector), loaded element by element as in tileScalar but stored in whole, aligned 32-byte
 // sectors. tileScalar stores each output row segment where it falls, so a misaligned
 // segment's end sectors are written in parts by two blocks: on the H200, float32 at 8193 x 8199
 // made 9.7 million L2 write sectors in 3.5 million requests for 8.4 million sectors of data,
@@ -12,7 +12,8 @@
 // reads them too). The tile sits in shared memory column-major, each column placed so that its
 // output row's first whole sector starts on a 4-byte boundary: a vector stored is four aligned
 // word loads, and the column pitch is an odd number of words, so the lanes of a load pass
-// (neighbouring columns, one row) store into distinct banks (with 16-byte-aligned columns, for
+// (neighbouring columns, one row) store into distinct banks (8- and 16-byte elements as two and
+// four word stores, each conflict-free) (with 16-byte-aligned columns, for
 // single 16-byte loads, they fell four to a bank: on the H200, uint16 at 11587 x 11593 had 16
 // million conflicts in 24 million shared wavefronts). Neighbouring lanes store neighbouring
 // vectors of one output row.
@@ -32,8 +33,8 @@ struct WholeTile {
   // an odd number of words
   static constexpr int CP = (35 + NK * RS * E + 7) / 8 * 8 + 4;
   static constexpr int BYTES = TC * CP;
-  static_assert(E <= 4 && TR % H == 0 && THREADS % TC == 0 && THREADS % TV == 0 && TC * TV % THREADS == 0,
-                "1- to 4-byte elements, whole sectors, whole passes of loads and stores");
+  static_assert(E <= 16 && TR % H == 0 && THREADS % TC == 0 && THREADS % TV == 0 && TC * TV % THREADS == 0,
+                "1- to 16-byte elements, whole sectors, whole passes of loads and stores");
   static_assert(NK <= 40, "loads in flight a thread");
 };
 
@@ -78,7 +79,18 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
       }
       byte* const col = s + lc * CP + 32 + (int)(reinterpret_cast<u64>(orow0 + lc * out_bytes) & 3);
 #pragma unroll
-      for (int k = 0; k < NK; ++k) *reinterpret_cast<T*>(col + (lr + k * RS) * E) = v[k];
+      for (int k = 0; k < NK; ++k) {
+        byte* const at = col + (lr + k * RS) * E;
+        if constexpr (E == 8) {  // columns lie 4-byte aligned: words
+          reinterpret_cast<unsigned*>(at)[0] = (unsigned)v[k];
+          reinterpret_cast<unsigned*>(at)[1] = (unsigned)(v[k] >> 32);
+        } else if constexpr (E == 16) {
+          unsigned* const w = reinterpret_cast<unsigned*>(at);
+          w[0] = v[k].x, w[1] = v[k].y, w[2] = v[k].z, w[3] = v[k].w;
+        } else {
+          *reinterpret_cast<T*>(at) = v[k];
+        }
+      }
     }
     __syncthreads();
 #pragma unroll
