@@ -46,6 +46,8 @@ def test_shape_classes(batch, rows, cols, kind):
         if batch == 1 and kind in ("tall", "wide", "tile"):  # short sides 2..64: skinnyperm.cu or skinnyTile
             if dispatch.elems_applies(e, rows, cols, False):  # wide 16-byte, 2-4 rows: elems.cu
                 want = "wide-elems"
+            elif dispatch.widewords_applies(e, rows, cols, False, even(rows, cols)):  # widewords.cu
+                want = "wide-words"
             elif dispatch.perm_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-perm"
             elif dispatch.skinnytile_applies(e, cols, rows, True, even(cols, rows)):
@@ -145,7 +147,11 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 16, 1_000_001, "widePerm<1,16,4,true>"),     # wide 1 and 2 bytes: permutes, any short side
     (1, 17, 1_000_001, "widePerm<1,17,2,true>"),
     (1, 2, 1_000_000, "widePerm<1,2,2,true>"),       # ... aligned long rows too
-    (1, 64, 4_194_304, "widePerm<1,64,2,false>"),    # aligned uint8, 64 rows: half a tile of tileAny
+    (1, 64, 4_194_304, "wideWords<1,64,512,false>"),  # uint8, 64 rows: the shared tile (widePerm's registers)
+    (1, 64, 4_194_305, "wideWords<1,64,512,false>"),  # ... misaligned rows too
+    (1, 63, 4_194_305, "widePerm<1,63,2,true>"),
+    (2, 64, 2_097_153, "wideWords<2,64,256,false>"),  # uint16 64 rows, misaligned rows
+    (2, 64, 2_097_152, "tileAny<2,64,128,256>"),      # ... aligned: tileAny's whole tiles
     (2, 64, 4_194_304, "tileAny<2,64,128,256>"),     # ... float16: whole tiles, tileAny as before (97%)
     (2, 1_000_001, 16, "skinnyWords<2,true>"),
     (2, 1_000_001, 32, "skinnyTile<2,true,16>"),     # tall 2-byte over 16 columns: as fast without words;
@@ -452,8 +458,12 @@ def test_no_wide_skinnywords_nor_wide_skinnytile_below_8_bytes():
                     c = dispatch.choose(e, dense(1, rows, cols))
                     assert not c.expression.startswith(dead), (e, rows, cols, c.expression)
                     assert c.expression in exprs.get(c.source, ()), (e, rows, cols, c)
-                    if rows == short:  # wide: skinnyperm.cu, or tileAny for whole tiles of rows
-                        assert c.kind in ("wide-perm", "tile"), (e, rows, cols, c)
+                    if rows == short:  # wide: skinnyperm.cu or widewords.cu, or tileAny for whole tiles of rows
+                        assert c.kind in ("wide-perm", "wide-words", "tile"), (e, rows, cols, c)
+                        assert (c.kind == "wide-words") == dispatch.widewords_applies(
+                            e, short, long, False, long % (16 // e) == 0 and short % (16 // e) == 0), (e, rows, cols, c)
+                        if (e, short) in dispatch.WIDE_WORDS and c.kind != "wide-words":
+                            assert e == 2 and c.kind == "tile" and long % 8 == 0, (e, rows, cols, c)  # whole tiles
 
 
 @pytest.mark.parametrize("e", (1, 2, 4))
@@ -466,7 +476,11 @@ def test_perm_geometry(e, tall):
         for n in (65, 127, 128, 129, 1009, 4096, 4097, 1_000_001, 3_000_000_017):
             rows, cols = (n, short) if tall else (short, n)
             c = dispatch.choose(e, dense(1, rows, cols))
-            if not dispatch.perm_applies(e, short, n, tall, n % (16 // e) == 0):
+            if dispatch.widewords_applies(e, short, n, tall, n % (16 // e) == 0):  # widePerm forced (GPU tests)
+                assert c.kind == "wide-words", (e, n, short, c)
+                c = dispatch.Choice("wide-perm", e, dispatch.SKINNYPERM, dispatch.perm_expression(e, short, tall),
+                                    dispatch.PERM_THREADS)
+            elif not dispatch.perm_applies(e, short, n, tall, n % (16 // e) == 0):
                 assert c.kind not in ("tall-perm", "wide-perm"), (e, n, short, c)  # aligned rows, see perm_applies
                 continue
             assert c.kind == ("tall-perm" if tall else "wide-perm") and c.threads == dispatch.PERM_THREADS
@@ -483,7 +497,7 @@ def test_perm_line_fetch():
     """widePerm takes whole-line loads at every wide short side but the measured exceptions: one
     instantiation a side, each flag spelled as the kernel's template expects; tallPerm has none."""
     wide = [x for x in dispatch.expressions()[dispatch.SKINNYPERM] if x.startswith("widePerm")]
-    assert len(wide) == len(set(wide)) == 3 * 63
+    assert len(wide) == len(set(wide)) == 3 * 63 - len(dispatch.WIDE_WORDS)  # wideWords takes those sides
     for e in (1, 2, 4):
         assert dispatch.PERM_PLAIN_LOADS[e] <= set(range(2, 65))
         assert dispatch.PERM_ORDERED[e] <= set(range(2, 65)) and dispatch.PERM_SHARED[e] <= set(range(2, 65))
@@ -491,7 +505,9 @@ def test_perm_line_fetch():
             flag = "false" if short in dispatch.PERM_PLAIN_LOADS[e] else "true"
             ordered, shared = short in dispatch.PERM_ORDERED[e], short in dispatch.PERM_SHARED[e]
             flags = (f",{str(ordered).lower()}" if ordered or shared else "") + (",true" if shared else "")
-            assert f"widePerm<{e},{short},{dispatch.perm_steps_of(e, short)},{flag}{flags}>" in wide
+            expr = f"widePerm<{e},{short},{dispatch.perm_steps_of(e, short)},{flag}{flags}>"
+            assert dispatch.perm_expression(e, short, False) == expr
+            assert (expr in wide) == ((e, short) not in dispatch.WIDE_WORDS)
     for e, short, flag in ((1, 64, "false"), (1, 26, "false"), (2, 10, "false"), (1, 15, "false"), (2, 22, "false"),
                            (1, 41, "true"), (2, 63, "true"), (4, 6, "false"), (4, 33, "true")):
         assert dispatch.perm_expression(e, short, False).split(",")[3].rstrip(">") == flag  # measured, or spills
@@ -647,3 +663,42 @@ def test_16_byte_matrices_take_the_sector_owning_tile():
         assert "16-byte elements" in c.reason
     c = dispatch.choose(16, dense(1, 4096, 4096), {("misaligned", 16): ("whole", (32, 32, 128))})
     assert c.expression == "tileWhole<16,32,32,128>" and "(plan)" in c.reason
+
+
+def _widewords_chunk(c, sh):
+    return c ^ ((c >> (3 + sh)) & 7)
+
+
+@pytest.mark.parametrize("e, short", sorted(dispatch.WIDE_WORDS))
+def test_widewords_tile(e, short):
+    """wideWords (widewords.cu): the shared bytes launched match the kernel's tile; the output
+    tile's swizzle is a bijection, step 2's 16-byte stores (lanes on neighbouring words, S/4
+    chunks apart) fall in distinct bank groups a quarter warp at the sides taken, and step 3's
+    reads (consecutive chunks) too."""
+    w = dispatch.WIDE_WORDS[(e, short)]
+    c = dispatch.choose(e, dense(1, short, 1_000_003))  # odd: misaligned rows
+    assert c.kind == "wide-words" and dispatch.widewords_shape(c) == (e, short, w)
+    assert c.expression in dispatch.expressions()[dispatch.WIDEWORDS]
+    rc = w * e // 16 + 1
+    assert dispatch.widewords_shared(e, short, w) == short * rc * 16 + w * short * e <= 227 * 1024
+    r, p = 16 // e, 4 // e
+    g, sh = short // r, 1 if short == 64 else 0
+    chunks = w * short * e // 16
+    assert sorted(_widewords_chunk(k, sh) for k in range(chunks)) == list(range(chunks))
+    for gq in range(g):
+        for b in range(p):
+            for w0 in range(0, w // p, 8):
+                banks = [_widewords_chunk((p * (w0 + lane) + b) * g + gq, sh) % 8 for lane in range(8)]
+                assert len(set(banks)) == 8, (gq, b, w0, banks)
+    for c0 in range(0, chunks, 8):
+        assert len({_widewords_chunk(k, sh) % 8 for k in range(c0, c0 + 8)}) == 8
+
+
+def test_widewords_geometry_refuses_other_forms():
+    c = dispatch.choose(1, dense(1, 64, 4_194_305))
+    assert dispatch.launch_geometry(c, 1, 64, 4_194_305) == (-(-4_194_305 // 512), dispatch.WW_THREADS)
+    for batch, rows in ((2, 64), (1, 63)):
+        with pytest.raises(ValueError, match="one matrix of 64 rows"):
+            dispatch.launch_geometry(c, batch, rows, 4_194_305)
+    assert dispatch.choose(1, dense(2, 64, 4_194_305)).kind != "wide-words"  # batches: other kernels
+    assert dispatch.choose(1, dense(1, 4_194_305, 64)).kind != "wide-words"  # tall

@@ -102,6 +102,10 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         args = ptrs + [("i64", n), ("i64", plans.perm_full_steps(x.itemsize, n, tall))]
     elif choice.kind == "wide-elems":
         args = ptrs + [cols]
+    elif choice.kind == "wide-words":
+        shared = plans.widewords_shared(*plans.widewords_shape(choice))
+        core_launch.allow_shared(fn, shared)
+        args = ptrs + [cols]
     elif choice.kind == "strided-tile":
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.cs), ("i64", lay.bstride)]
     elif choice.kind == "flip":  # x's columns in memory order, into out's last row at pitch -rows

@@ -138,6 +138,9 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith("tileScalar"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: one load and one store instruction "
                 f"per element ({name})")
+    if kernel.startswith("wideWords"):
+        return (f"short side: rows copied into shared memory, 4-byte words interleaved by byte permutes, the "
+                f"output tile stored whole ({name})")
     if kernel.startswith(("widePerm", "tallPerm")):
         return f"short side: 4-byte words of each long row interleaved by byte permutes in registers ({name})"
     if kernel.startswith(("skinnyTile", "skinnyWords")):

@@ -23,6 +23,7 @@ SKINNY, STRIDED = KERNELS_DIR / "skinny.cu", KERNELS_DIR / "strided.cu"
 SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 SKINNYPERM = KERNELS_DIR / "skinnyperm.cu"
 ELEMS = KERNELS_DIR / "elems.cu"
+WIDEWORDS = KERNELS_DIR / "widewords.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
@@ -133,7 +134,7 @@ class Choice:
     #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     #                      | "tall-perm" | "wide-perm" (skinnyperm.cu)
-    #                      | "wide-elems" (elems.cu)
+    #                      | "wide-elems" (elems.cu) | "wide-words" (widewords.cu)
     #                      | "strided-tile" (stridedTile)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
@@ -782,6 +783,40 @@ def elems_expression(short: int) -> str:
     return f"wideElems<{short},1,false>"
 
 
+# wideWords (widewords.cu): the wide sides (element size, short side) it takes from widePerm, with
+# W positions a block (512 bytes of each row). On the H200 (benchmarks/h200/transpose/wide-words,
+# three rounds each): uint8 64 rows 91.8% of a copy at 64x4194304 and 93.7-94.1% at 64x4194305,
+# where widePerm (196 registers a thread, two blocks a multiprocessor) ran at 87.4-87.6%; uint16 64
+# rows 93.4% at 64x2097153 against 89.7% (aligned rows keep tileAny's whole tiles: 95.5% against
+# 92.4%). At uint8 16, 32 and 48 rows and uint16 32 and 48 widePerm was level or ahead. Tiles of
+# 256 and 1024 bytes a row, and evict-first stores, trailed 512; uint16 on 1024 (one block a
+# multiprocessor) ran at 76-77%.
+WIDE_WORDS: dict[tuple[int, int], int] = {(1, 64): 512, (2, 64): 256}
+WW_THREADS = 256
+
+
+def widewords_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
+    return (itemsize, short) in WIDE_WORDS and perm_applies(itemsize, short, long, tall, aligned_extents)
+
+
+def widewords_expression(itemsize: int, short: int) -> str:
+    return f"wideWords<{itemsize},{short},{WIDE_WORDS[(itemsize, short)]},false>"
+
+
+def widewords_shape(choice: Choice) -> tuple[int, int, int]:
+    """(element size, short side, positions a block) of a wideWords choice."""
+    m = re.fullmatch(r"wideWords<(\d+),(\d+),(\d+),(?:true|false)>", choice.expression)
+    if not m:
+        raise ValueError(f"not a wideWords choice: {choice.label}")
+    return int(m[1]), int(m[2]), int(m[3])
+
+
+def widewords_shared(itemsize: int, short: int, positions: int) -> int:
+    """Dynamic shared bytes of a wideWords tile (widewords.cu's WideWordsTile): the rows' chunks
+    from their 16-byte boundaries, and the output tile."""
+    return short * (positions * itemsize // 16 + 1) * 16 + positions * short * itemsize
+
+
 def strided_expression(itemsize: int) -> str:
     return f"strided<{itemsize}>"
 
@@ -808,9 +843,11 @@ def expressions() -> dict[Path, list[str]]:
                       for s in range(2, WORDS_TALL_MAX[e] + 1) if skinnytile_words(e, s, True) and words_async(e, s)})
             + sorted({skinnytile_expression(e, True, True, s, aligned=True) for e in (1, 2)  # rows of 256k bytes
                       for s in range(2, WORDS_ALIGNED_TALL_MAX[e] + 1) if words_form(e, s, 256, True)[1]}),
-            SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2, 4) for s in range(2, SKINNYTILE_MAX + 1)]
+            SKINNYPERM: [perm_expression(e, s, False) for e in (1, 2, 4) for s in range(2, SKINNYTILE_MAX + 1)
+                         if (e, s) not in WIDE_WORDS]
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             ELEMS: [elems_expression(s) for s in range(2, ELEMS_MAX + 1)],
+            WIDEWORDS: [widewords_expression(e, s) for e, s in WIDE_WORDS],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
@@ -871,6 +908,10 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
             if elems_applies(itemsize, short, long, tall):
                 return Choice("wide-elems", itemsize, ELEMS, elems_expression(short), ELEMS_THREADS,
                               f"{short} rows of 16-byte elements: one element a thread, as a copy moves vectors")
+            if widewords_applies(itemsize, short, long, tall, even):
+                return Choice("wide-words", itemsize, WIDEWORDS, widewords_expression(itemsize, short), WW_THREADS,
+                              f"{short} rows: copied into shared memory by cp.async, 4-byte words of each row "
+                              "interleaved by byte permutes, the output tile stored as 16-byte vectors")
             if perm_applies(itemsize, short, long, tall, even):
                 side = "columns" if tall else "rows"
                 how = ("one element of each long row a lane" if itemsize == 4 else
@@ -979,6 +1020,14 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         if batch != 1 or not choice.expression.endswith(",1,false>"):
             raise ValueError(f"{choice.expression}: one matrix, one element a thread")
         blocks = cdiv(rows * cols, choice.threads)
+        if blocks > MAX_BLOCKS:
+            raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
+        return blocks, choice.threads
+    if choice.kind == "wide-words":  # one matrix, one tile of W positions a block, no striding
+        _, short, positions = widewords_shape(choice)
+        if batch != 1 or rows != short:
+            raise ValueError(f"{choice.expression}: one matrix of {short} rows")
+        blocks = cdiv(cols, positions)
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
