@@ -33,6 +33,7 @@ GOOD = make_run().to_dict()
     ({"schema": "bwlab.streams/1"}, "a streams document .* `bwlab report` or `bwlab streams --render` draws it"),
     ({"schema": "bwlab.distributed/1"}, "a multi-GPU document .*`bwlab p2p --render`"),
     ({"schema": "bwlab.plan/1"}, "a tuning plan"),
+    ({"schema": "bwlab.plan/2"}, "a tuning plan"),
     ({"schema": results.SCHEMA}, "without 'device'"),
     ({**GOOD, "records": {}}, "'records' should be a list"),
     ({**GOOD, "device": {"name": "x"}}, "peak_bandwidth_gbs"),

@@ -187,6 +187,15 @@ def test_refusals_leave_out_untouched():
             bwlab.transpose(inp, out)
         if before is not None:
             assert verify.compare(out, before).ok, words
+    # results off their elements' alignment (CuPy's own kernels cannot read such arrays: the bytes
+    # around them are checked instead)
+    for dtype, by in ((cupy.float64, 4), (cupy.complex128, 8)):
+        raw = cupy.empty(96 * 64 * 16 + 32, cupy.uint8)
+        verify.poison(raw)
+        out = cupy.ndarray((96, 64), dtype, memptr=raw.data + by)
+        with pytest.raises(ValueError, match=f"not aligned to its {out.itemsize}-byte elements"):
+            bwlab.transpose(cupy.ones((64, 96), dtype), out)
+        assert bool((raw == verify.POISON_BYTE).all()), dtype
 
 
 def test_dispatch_classes_on_the_gpu():
@@ -315,6 +324,8 @@ def test_over_2_31_elements(shape, dtype):
         pytest.skip(f"needs {need / 2**30:.0f} GiB of free GPU memory")
     x = _big(shape, dtype)
     assert x.size > 2**31
+    kernel = {"uint64": "tileWhole<8,", "complex128": "tileWhole<16,"}.get(dtype)
+    assert kernel is None or bwlab.explain_transpose(x).startswith(kernel), bwlab.explain_transpose(x)
     out = cupy.empty(shape[:-2] + (shape[-1], shape[-2]), dtype)
     verify.poison(out)
     bwlab.transpose(x, out)

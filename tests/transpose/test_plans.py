@@ -638,17 +638,20 @@ def test_when_elems_applies(itemsize, short, long, tall, applies):
 
 
 def test_plans_of_the_first_schema_drop_their_16_byte_entries():
-    """A plan tuned before 16-byte elements took tileWhole (schema bwlab.plan/1) keeps its choices
-    for 1- to 8-byte elements; its 16-byte tileAny and tileScalar tiles give way to the built-in."""
+    """A plan tuned before 8- and 16-byte elements had tileWhole (schema bwlab.plan/1) keeps its
+    other choices; its 16-byte tiles and its misaligned 8-byte one give way to the built-in."""
     plan = {16: (32, 32, 128), 4: (64, 64, 128), ("misaligned", 16): ("scalar", (32, 32, 256)),
             ("misaligned", 8): ("scalar", (64, 32, 256))}
     doc = json.loads(json.dumps(dispatch.plan_document("GPU", plan, [])))
     assert dispatch.parse_plan(doc) == plan  # this schema keeps every entry
     doc["schema"] = "bwlab.plan/1"
     got = dispatch.parse_plan(doc)
-    assert got == {4: (64, 64, 128), ("misaligned", 8): ("scalar", (64, 32, 256))}
+    assert got == {4: (64, 64, 128)}
     c = dispatch.choose(16, dense(1, 4096, 4096), got)
     assert (c.kind, c.expression) == ("whole", "tileWhole<16,64,32,256>")
+    assert dispatch.choose(8, dense(1, 4097, 4099), got).expression == "tileWhole<8,64,64,256>"
+    doc["tiles"]["16"] = [8, 8, 8]  # dropped before it is checked: no longer a tile of this bwlab's
+    assert dispatch.parse_plan(doc) == got
     doc["schema"] = "bwlab.plan/0"
     with pytest.raises(ValueError, match="not a bwlab.plan/2 document"):
         dispatch.parse_plan(doc)
@@ -660,7 +663,7 @@ def test_16_byte_matrices_take_the_sector_owning_tile():
     for shape in ((1, 16384, 16384), (1, 16383, 16389), (3, 4097, 4099), (1, 65, 67)):
         c = dispatch.choose(16, dense(*shape))
         assert (c.kind, c.expression) == ("whole", "tileWhole<16,64,32,256>"), shape
-        assert "16-byte elements" in c.reason
+        assert "16-byte elements, output sectors written whole" in c.reason
     c = dispatch.choose(16, dense(1, 4096, 4096), {("misaligned", 16): ("whole", (32, 32, 128))})
     assert c.expression == "tileWhole<16,32,32,128>" and "(plan)" in c.reason
 

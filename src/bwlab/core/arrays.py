@@ -267,6 +267,8 @@ def check_out(out: Operand, x: Operand, want: tuple[int, ...]) -> None:
         raise ValueError(f"out is on GPU {out.device}, x on GPU {x.device}")
     if not is_dense(out.shape, out.strides):
         raise ValueError("out must be C-contiguous")
+    if out.ptr % out.itemsize and out.size:  # the kernels store whole elements (and vectors of them)
+        raise ValueError(f"out's data pointer is not aligned to its {out.itemsize}-byte elements")
 
 
 def new_result(kind: str, x, shape: tuple[int, ...], device: int):

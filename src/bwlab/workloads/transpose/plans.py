@@ -101,9 +101,11 @@ STRIDED_THREADS = 256
 ROWS_THREADS = 256
 MAX_BLOCKS = 2**31 - 1  # grid.x limit; the kernels stride over whatever is left
 PLAN_SCHEMA = "bwlab.plan/2"
-# Plans of the first schema were tuned before 16-byte elements took tileWhole: their 16-byte
-# entries (a tileAny tile, a tileScalar tile) are dropped when read, the rest kept.
+# Plans of the first schema were tuned before 8- and 16-byte elements had tileWhole among their
+# candidates: their 16-byte entries (a tileAny tile, a tileScalar tile) and their misaligned 8-byte
+# entry are dropped when read (unchecked), the rest kept.
 PLAN_SCHEMA_V1 = "bwlab.plan/1"
+V1_DROPPED = (("tiles", "16"), ("misaligned", "16"), ("misaligned", "8"))
 
 # Tile configurations (rows x cols of the tile in elements, threads), legal for tileAny:
 # a tile row is a multiple of 128 bytes, TR a multiple of 8 vectors, threads divide the patches.
@@ -796,7 +798,7 @@ WW_THREADS = 256
 
 
 def widewords_applies(itemsize: int, short: int, long: int, tall: bool, aligned_extents: bool) -> bool:
-    return (itemsize, short) in WIDE_WORDS and perm_applies(itemsize, short, long, tall, aligned_extents)
+    return not tall and (itemsize, short) in WIDE_WORDS and perm_applies(itemsize, short, long, tall, aligned_extents)
 
 
 def widewords_expression(itemsize: int, short: int) -> str:
@@ -949,7 +951,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
     kind, cfg = misaligned_choice(itemsize, plan, nbytes)
     kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
-           else "16-byte elements, each output sector written by one block" if itemsize == 16
+           else "16-byte elements, output sectors written whole" if itemsize == 16
            else f"rows or columns not a multiple of {ve}")
     how = {"align": "rows realigned to 16-byte vectors", "scalar": "element by element",
            "stage": "16-byte loads staged as read, element stores",
@@ -1066,6 +1068,9 @@ def parse_plan(doc: dict) -> dict:
     if doc.get("schema") not in (PLAN_SCHEMA, PLAN_SCHEMA_V1):
         raise ValueError(f"not a {PLAN_SCHEMA} document (schema {doc.get('schema')!r})")
     plan: dict = {}
+    if doc["schema"] == PLAN_SCHEMA_V1:
+        doc = {**doc, **{part: {k: v for k, v in doc.get(part, {}).items() if (part, k) not in V1_DROPPED}
+                         for part in ("tiles", "misaligned")}}
     for key, cfg in doc.get("tiles", {}).items():
         e, cfg = int(key), tuple(int(v) for v in cfg)
         if e not in ITEMSIZES or cfg not in TILE_CANDIDATES[e]:
@@ -1076,8 +1081,6 @@ def parse_plan(doc: dict) -> dict:
         if e not in ITEMSIZES or (kind, cfg) not in misaligned_candidates(e):
             raise ValueError(f"plan entry misaligned {key}: {entry} is not a known kernel and tile")
         plan[("misaligned", e)] = (kind, cfg)
-    if doc["schema"] == PLAN_SCHEMA_V1:
-        plan.pop(16, None), plan.pop(("misaligned", 16), None)
     return plan
 
 

@@ -1,5 +1,6 @@
 // tileWhole: the transpose of 1- to 8-byte elements whose rows do not start on 16-byte
-// boundaries (and of 16-byte elements whose output rows do not all start on a sector), loaded element by element as in tileScalar but stored in whole, aligned 32-byte
+// boundaries (and of every 16-byte matrix: where an output row has odd length, every other row
+// starts mid-sector), loaded element by element as in tileScalar but stored in whole, aligned 32-byte
 // sectors. tileScalar stores each output row segment where it falls, so a misaligned
 // segment's end sectors are written in parts by two blocks: on the H200, float32 at 8193 x 8199
 // made 9.7 million L2 write sectors in 3.5 million requests for 8.4 million sectors of data,

@@ -15,7 +15,7 @@
 // 16-byte stores of step 2, whose lanes lie S/4 chunks apart, spread over the banks (none share a
 // bank group at S = 64 or at uint8 16 and 32; up to 2-4 at other sides) while step 3's reads stay
 // conflict-free.
-// Both data pointers 16-byte aligned; one tile a block.
+// Both data pointers 16-byte aligned (the copy's chunks, and the stores); one tile a block.
 #include "vec.cuh"
 
 constexpr int WW_THREADS = 256;
@@ -37,6 +37,7 @@ struct WideWordsTile {
   static constexpr int SH = S == 64 ? 1 : 0;          // the swizzle's shift (test_plans' model)
   static_assert((E == 1 || E == 2) && S % R == 0 && S <= 64 && W % (32 * P) == 0,
                 "whole chunks of output rows; a warp's words in one row group");
+  static_assert(W * E % 16 == 0, "a row's phase is the same in every tile");
 };
 
 template <int SH>
