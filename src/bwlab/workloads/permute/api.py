@@ -16,7 +16,7 @@ def permute(x, dims, *, out=None, stream=None):
     (returned as CuPy), any strides (negative included), any dtype of 1, 2, 4, 8 or 16 bytes,
     moved bit for bit; up to 8 axes that do not merge. dims: a permutation of x's axes
     (negative axes allowed). out: optional result of the same kind, shape, dtype and device,
-    C-contiguous, not overlapping x. stream: CuPy or torch stream (default: the current stream
+    C-contiguous, aligned to its elements, not overlapping x. stream: CuPy or torch stream (default: the current stream
     of x's library; for a tensor that requires grad, use `with torch.cuda.stream(s):` instead). A
     torch tensor that requires grad gets a result with a gradient (the inverse permutation of
     the incoming one); torch.compile sees one operator. Raises

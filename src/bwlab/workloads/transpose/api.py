@@ -14,7 +14,7 @@ def transpose(x, out=None, *, stream=None):
     x: a CuPy array, torch CUDA tensor, or anything exposing __cuda_array_interface__ or
     DLPack (returned as CuPy), with any strides (negative included); any dtype of 1, 2, 4, 8
     or 16 bytes, bit-exact. out: optional result array of the same kind, shape (..., N, M),
-    dtype and device, C-contiguous, not overlapping x. stream: CuPy or torch stream
+    dtype and device, C-contiguous, aligned to its elements, not overlapping x. stream: CuPy or torch stream
     (default: the current stream of x's library; for a tensor that requires grad, use `with
     torch.cuda.stream(s):` instead). A torch tensor that requires grad gets a result with a
     gradient (the transpose of the incoming one); torch.compile and CUDA graph
