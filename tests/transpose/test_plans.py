@@ -1,6 +1,8 @@
 """bwlab.transpose's dispatch, plan files and the tile kernel's index maps (no GPU)."""
 import json
+import math
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -149,7 +151,8 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 2, 1_000_000, "widePerm<1,2,2,true>"),       # ... aligned long rows too
     (1, 64, 4_194_304, "wideWords<1,64,512,false>"),  # uint8, 64 rows: the shared tile (widePerm's registers)
     (1, 64, 4_194_305, "wideWords<1,64,512,false>"),  # ... misaligned rows too
-    (1, 63, 4_194_305, "widePerm<1,63,2,true>"),
+    (1, 63, 4_194_305, "wideWords<1,63,512,false>"),  # uint8 63 rows: runs off the 16-byte grid
+    (1, 61, 4_194_305, "widePerm<1,61,2,true>"),
     (2, 64, 2_097_153, "wideWords<2,64,256,false>"),  # uint16 64 rows, misaligned rows
     (2, 64, 2_097_152, "tileAny<2,64,128,256>"),      # ... aligned: tileAny's whole tiles
     (2, 64, 4_194_304, "tileAny<2,64,128,256>"),     # ... float16: whole tiles, tileAny as before (97%)
@@ -415,8 +418,8 @@ def test_launch_geometry_covers_the_work():
                            (16, 10_000_001), (1009, 64), (64, 1009)):
             c = dispatch.choose(e, dense(1, rows, cols))
             tall = c.kind == "tall-tile"
-            if c.kind in ("tall-perm", "wide-perm"):
-                continue  # test_perm_geometry
+            if c.kind in ("tall-perm", "wide-perm", "wide-words"):
+                continue  # test_perm_geometry, test_widewords_geometry_refuses_other_forms
             if c.kind not in ("tall-tile", "wide-tile") and (16 in (rows, cols) or 64 in (rows, cols)):
                 continue  # a short side of 16 or 64 may fill whole tiles of tileAny
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
@@ -674,18 +677,24 @@ def _widewords_chunk(c, sh):
 
 @pytest.mark.parametrize("e, short", sorted(dispatch.WIDE_WORDS))
 def test_widewords_tile(e, short):
-    """wideWords (widewords.cu): the shared bytes launched match the kernel's tile; the output
-    tile's swizzle is a bijection, step 2's 16-byte stores (lanes on neighbouring words, S/4
-    chunks apart) fall in distinct bank groups a quarter warp at the sides taken, and step 3's
-    reads (consecutive chunks) too."""
+    """wideWords (widewords.cu): the shared bytes launched match the kernel's tile (whole runs of
+    16/E rows). Where a run is a whole chunk of the output tile, the tile's swizzle is a bijection,
+    step 2's 16-byte stores (lanes on neighbouring words, S/4 chunks apart) fall in distinct bank
+    groups a quarter warp at the sides taken, and step 3's reads (consecutive chunks) too; elsewhere
+    a warp's runs lie S words apart, so its word stores meet at most gcd(S, 32) to a bank."""
     w = dispatch.WIDE_WORDS[(e, short)]
     c = dispatch.choose(e, dense(1, short, 1_000_003))  # odd: misaligned rows
     assert c.kind == "wide-words" and dispatch.widewords_shape(c) == (e, short, w)
     assert c.expression in dispatch.expressions()[dispatch.WIDEWORDS]
-    rc = w * e // 16 + 1
-    assert dispatch.widewords_shared(e, short, w) == short * rc * 16 + w * short * e <= 227 * 1024
-    r, p = 16 // e, 4 // e
-    g, sh = short // r, 1 if short == 64 else 0
+    rc, r, p = w * e // 16 + 1, 16 // e, 4 // e
+    g = -(-short // r)
+    assert dispatch.widewords_shared(e, short, w) == g * r * rc * 16 + w * short * e <= 227 * 1024
+    if short % r:
+        for b in range(p):  # lanes' word offsets of position p*lane + b: conflict degree
+            words = [((p * lane + b) * short * e) // 4 for lane in range(32)]
+            assert max(Counter(x % 32 for x in words).values()) <= math.gcd(short, 32) <= 4
+        return
+    sh = 1 if short == 64 else 0
     chunks = w * short * e // 16
     assert sorted(_widewords_chunk(k, sh) for k in range(chunks)) == list(range(chunks))
     for gq in range(g):

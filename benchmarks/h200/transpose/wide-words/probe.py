@@ -3,7 +3,9 @@ loads one word of each row; at uint8 64 rows 196 registers a thread, two blocks 
 against wideWords<E,S,W,STREAM> (widewords.cu: rows copied into shared memory by cp.async, 4 x 4
 byte transposes (2 x 2 of halves), the output tile stored as contiguous 16-byte vectors; W
 positions a block, plain or evict-first stores), CuPy and torch. SET 1: uint8 at 16, 32, 48 and 64
-rows; SET 2: uint8 64 rows at 384 and 512 positions a block, uint16 at 32, 48 and 64 rows.
+rows; SET 2: uint8 64 rows at 384 and 512 positions a block, uint16 at 32, 48 and 64 rows; SET 3:
+sides whose rows are not whole 16-byte runs of the output (uint8 33-61 rows, uint16 41-59); SET 4:
+every side from 17 to 63 rows of both, beside the dispatch only; SET 5: SET 4's closest sides again.
 Every variant is first checked bit-exact on fresh random
 data with the output poisoned, at long sides 1 to 200003 (every row phase), with a canary past
 the output and the input left as it was; each timed output against CuPy's. Alternately, ROUNDS
@@ -19,13 +21,28 @@ SETS = {  # (element size, short side) -> the (positions a block, STREAM) varian
     2: ({(1, 64): [(384, "false"), (512, "false")], **{(2, s): [(256, "false"), (512, "false")] for s in (32, 48, 64)}},
         [(1, 64, 4194304), (1, 64, 4194305), (2, 64, 2097152), (2, 64, 2097153), (2, 48, 2796203),
          (2, 32, 4194305)]),
+    # SET 3: sides whose rows are not whole 16-byte runs (the output tile plain, runs stored at their
+    # byte offsets): the wide uint8 and uint16 sides under 90% in the runs of every side, and others
+    3: ({**{(1, s): [(256, "false"), (512, "false")] for s in (33, 41, 49, 55, 58, 59, 61)},
+         **{(2, s): [(128, "false"), (256, "false")] for s in (41, 53, 59)}},
+        [(1, 49, 5478275), (1, 58, 4628199), (1, 59, 4549755), (1, 33, 8134411), (1, 41, 6547201),
+         (1, 55, 4880713), (1, 61, 4400563), (2, 41, 3273605), (2, 53, 2532433), (2, 59, 2274877)]),
+    # SET 4: every wide side from 17 to 63 rows, uint8 on 512 positions a block and uint16 on 256, at
+    # the long sides of the runs of every side (the least odd one of at least 256 MiB); no CuPy or torch
+    4: ({**{(1, s): [(512, "false")] for s in range(17, 64)}, **{(2, s): [(256, "false")] for s in range(17, 64)}},
+        [(e, s, (lambda n: n + 1 - n % 2)(-(-2**28 // (s * e)))) for e in (1, 2) for s in range(17, 64)]),
+    # SET 5: the sides SET 4 had ahead of the dispatch, or level with it in SET 3, again
+    5: ({**{(1, s): [(512, "false")] for s in (26, 34, 43, 55, 58, 59, 61, 63)},
+         **{(2, s): [(256, "false")] for s in (52, 53, 58, 59, 63)}},
+        [(e, s, (lambda n: n + 1 - n % 2)(-(-2**28 // (s * e))))
+         for e, ss in ((1, (26, 34, 43, 55, 58, 59, 61, 63)), (2, (52, 53, 58, 59, 63))) for s in ss]),
 }
 DT = {1: "u1", 2: "u2"}
 LONGS = (1, 2, 5, 15, 31, 127, 128, 129, 255, 257, 511, 512, 513, 1023, 1025, 4099, 65537, 200_003)
 
 
 def shared_bytes(e, s, w):
-    return s * (w * e // 16 + 1) * 16 + w * s * e
+    return -(-s * e // 16) * (16 // e) * (w * e // 16 + 1) * 16 + w * s * e
 
 
 def main(rounds, which=1):
@@ -75,6 +92,8 @@ def main(rounds, which=1):
         tx = torch.from_dlpack(x)
         runs = {"disp": lambda: bwlab.transpose(x, out=out), "cupy": lambda: cupy.ascontiguousarray(x.T),
                 "torch": lambda: tx.t().contiguous()}
+        if which in (4, 5):
+            del runs["cupy"], runs["torch"]
         for w, st in variants[(e, s)]:
             runs[f"w{w}{st[0]}"] = lambda w=w, st=st: run(e, s, w, st, x, out, n)
         for label in [lab for lab in runs if lab not in ("cupy", "torch")]:

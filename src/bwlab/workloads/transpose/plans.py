@@ -792,8 +792,16 @@ def elems_expression(short: int) -> str:
 # rows 93.4% at 64x2097153 against 89.7% (aligned rows keep tileAny's whole tiles: 95.5% against
 # 92.4%). At uint8 16, 32 and 48 rows and uint16 32 and 48 widePerm was level or ahead. Tiles of
 # 256 and 1024 bytes a row, and evict-first stores, trailed 512; uint16 on 1024 (one block a
-# multiprocessor) ran at 76-77%.
-WIDE_WORDS: dict[tuple[int, int], int] = {(1, 64): 512, (2, 64): 256}
+# multiprocessor) ran at 76-77%. Sides whose output rows are not whole 16-byte runs (a plain output
+# tile, each run stored at its byte offset), swept over every side from 17 to 63 rows and the
+# closest again (probe4.txt, probe5.txt there): taken where wideWords ran ahead in both runs, uint8
+# 58 and 59 rows 88.0-88.3% -> 91.5-91.7% and 86.9-87.3% -> 92.0-92.5%, 26, 34 and 63 rows 0.9 to
+# 2.0 points, uint16 52, 58, 59 and 63 rows 1.2 to 3.0 points; widePerm stays at the others (up to
+# 12 points ahead below 26 rows, mixed at uint8 43, 55 and 61 and uint16 53).
+WIDE_WORDS: dict[tuple[int, int], int] = {
+    (1, 26): 512, (1, 34): 512, (1, 58): 512, (1, 59): 512, (1, 63): 512, (1, 64): 512,
+    (2, 52): 256, (2, 58): 256, (2, 59): 256, (2, 63): 256, (2, 64): 256,
+}
 WW_THREADS = 256
 
 
@@ -815,8 +823,9 @@ def widewords_shape(choice: Choice) -> tuple[int, int, int]:
 
 def widewords_shared(itemsize: int, short: int, positions: int) -> int:
     """Dynamic shared bytes of a wideWords tile (widewords.cu's WideWordsTile): the rows' chunks
-    from their 16-byte boundaries, and the output tile."""
-    return short * (positions * itemsize // 16 + 1) * 16 + positions * short * itemsize
+    from their 16-byte boundaries (whole runs of 16/E rows), and the output tile."""
+    runs = -(-short * itemsize // 16)
+    return runs * (16 // itemsize) * (positions * itemsize // 16 + 1) * 16 + positions * short * itemsize
 
 
 def strided_expression(itemsize: int) -> str:
