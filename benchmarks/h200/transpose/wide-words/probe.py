@@ -5,7 +5,8 @@ byte transposes (2 x 2 of halves), the output tile stored as contiguous 16-byte 
 positions a block, plain or evict-first stores), CuPy and torch. SET 1: uint8 at 16, 32, 48 and 64
 rows; SET 2: uint8 64 rows at 384 and 512 positions a block, uint16 at 32, 48 and 64 rows; SET 3:
 sides whose rows are not whole 16-byte runs of the output (uint8 33-61 rows, uint16 41-59); SET 4:
-every side from 17 to 63 rows of both, beside the dispatch only; SET 5: SET 4's closest sides again.
+every side from 17 to 63 rows of both, beside the dispatch only; SET 5: SET 4's closest sides again;
+SET 6: two of those at five long sides each.
 Every variant is first checked bit-exact on fresh random
 data with the output poisoned, at long sides 1 to 200003 (every row phase), with a canary past
 the output and the input left as it was; each timed output against CuPy's. Alternately, ROUNDS
@@ -31,11 +32,17 @@ SETS = {  # (element size, short side) -> the (positions a block, STREAM) varian
     # the long sides of the runs of every side (the least odd one of at least 256 MiB); no CuPy or torch
     4: ({**{(1, s): [(512, "false")] for s in range(17, 64)}, **{(2, s): [(256, "false")] for s in range(17, 64)}},
         [(e, s, (lambda n: n + 1 - n % 2)(-(-2**28 // (s * e)))) for e in (1, 2) for s in range(17, 64)]),
-    # SET 5: the sides SET 4 had ahead of the dispatch, or level with it in SET 3, again
+    # SET 5: the sides SET 4 had ahead of the dispatch by 0.9 points or more, and uint8 55 and uint16 53 (ahead in
+    # SET 3 or SET 4), again
     5: ({**{(1, s): [(512, "false")] for s in (26, 34, 43, 55, 58, 59, 61, 63)},
          **{(2, s): [(256, "false")] for s in (52, 53, 58, 59, 63)}},
         [(e, s, (lambda n: n + 1 - n % 2)(-(-2**28 // (s * e))))
          for e, ss in ((1, (26, 34, 43, 55, 58, 59, 61, 63)), (2, (52, 53, 58, 59, 63))) for s in ss]),
+    # SET 6: uint8 61 and uint16 53 rows, ahead in SETs 4 and 5 and behind in SET 3 at another long side, at five
+    # long sides each (the last one a whole number of 16-byte vectors)
+    6: ({(1, 61): [(512, "false")], (2, 53): [(256, "false")]},
+        [(1, 61, n) for n in (4400563, 4400565, 4400577, 4400583, 4400576)]
+        + [(2, 53, n) for n in (2532411, 2532413, 2532433, 2532435, 2532432)]),
 }
 DT = {1: "u1", 2: "u2"}
 LONGS = (1, 2, 5, 15, 31, 127, 128, 129, 255, 257, 511, 512, 513, 1023, 1025, 4099, 65537, 200_003)
@@ -92,7 +99,7 @@ def main(rounds, which=1):
         tx = torch.from_dlpack(x)
         runs = {"disp": lambda: bwlab.transpose(x, out=out), "cupy": lambda: cupy.ascontiguousarray(x.T),
                 "torch": lambda: tx.t().contiguous()}
-        if which in (4, 5):
+        if which in (4, 5, 6):
             del runs["cupy"], runs["torch"]
         for w, st in variants[(e, s)]:
             runs[f"w{w}{st[0]}"] = lambda w=w, st=st: run(e, s, w, st, x, out, n)

@@ -35,7 +35,7 @@ struct WideWordsTile {
   static constexpr int P = 4 / E;                     // positions a word
   static constexpr int G = (S + R - 1) / R;           // runs an output row
   static constexpr bool RUNS = S % R != 0;            // runs off the 16-byte grid: a plain tile
-  static constexpr int A_BYTES = G * R * RC * 16;     // the rows (RUNS: the last run's rows past S unused)
+  static constexpr int A_BYTES = G * R * RC * 16;     // the rows (RUNS: rows past S read, never stored)
   static constexpr int BYTES = A_BYTES + W * S * E;   // and the output tile
   static constexpr int TASKS = W / P * G;
   static constexpr int SH = S == 64 ? 1 : 0;          // the swizzle's shift (test_plans' model)
