@@ -114,8 +114,8 @@ def main(rounds, which=1):
             for label, fn in runs.items():
                 t = timing.time_gpu(fn, warmup=3, reps=30).median_ms
                 res.setdefault((e, s, n, label), []).append(100 * copy / t)
-                print(f"r{r} u{8 * e} {s:2}x{n:<9} {label:6} {2 * x.nbytes / t / 1e6:6.0f} GB/s {100 * copy / t:6.1f}% of a copy"
-                      f"{'  (' + label0 + ')' if label == 'disp' else ''}", flush=True)
+                print(f"r{r} u{8 * e} {s:2}x{n:<9} {label:6} {2 * x.nbytes / t / 1e6:6.0f} GB/s "
+                      f"{100 * copy / t:6.1f}% of a copy{'  (' + label0 + ')' if label == 'disp' else ''}", flush=True)
         x = want = out = tx = None
         cupy.get_default_memory_pool().free_all_blocks()
         torch.cuda.empty_cache()
