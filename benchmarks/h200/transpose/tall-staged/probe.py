@@ -18,9 +18,13 @@ SETS = {  # (element size, short side, long side) timed; each with W in WS and L
     1: [(1, 17, 15790321), (1, 20, 13421773), (1, 31, 8659209), (1, 33, 8134409), (1, 41, 6547133),
         (1, 45, 5965233), (1, 48, 5592407), (1, 48, 5592416), (1, 55, 4880695), (1, 63, 4260881),
         (1, 64, 4194305), (1, 64, 4194304), (2, 46, 2918107), (2, 47, 2855959)],
+    # SET 2: every tall uint8 side from 17 to 64 columns at the long side of the runs of every side (the least odd one
+    # of at least 256 MiB), on whole 32-byte sectors (LINES2), beside the dispatch only
+    2: [(1, s, (lambda n: n + 1 - n % 2)(-(-2**28 // s))) for s in range(17, 65)],
 }
+LINES2 = (32,)
 WS = (512, 1024)
-LINES = (16, 128, 256)
+LINES = (16, 32)  # probe.txt ran (16, 128, 256) on WS = (512, 1024); probe-sectors.txt (16, 32)
 MAX_SHARED = 114 * 1024  # two blocks a multiprocessor at least
 DT = {1: "u1", 2: "u2"}
 LONGS = (1, 2, 5, 15, 16, 17, 31, 127, 255, 256, 257, 511, 512, 513, 1023, 1025, 4099, 65537, 200_003)
@@ -57,12 +61,12 @@ def shared_bytes(e, s, w, line, a, p):
     return ng * 16 * (s + p) + 16 + s * (ng if a else ng + 1) * 16
 
 
-def variants(e, s, n):
+def variants(e, s, n, lines=LINES):
     """(W, LINE, A, P) for a long side n: A where every row is a whole number of lines."""
     p = bank_pad(s, e)
     out = []
     for w in WS:
-        for line in LINES:
+        for line in lines:
             a = n * e % line == 0
             if shared_bytes(e, s, w, line, a, p) <= MAX_SHARED:
                 out.append((w, line, a, p))
@@ -75,9 +79,10 @@ def expr(e, s, w, line, a, p, stream="false"):
 
 def expressions(which):
     out = set()
+    lines = LINES2 if which == 2 else LINES
     for e, s, n0 in SETS[which]:
         for n in (*LONGS, *LONGS_A, n0):
-            out |= {expr(e, s, *v) for v in variants(e, s, n)}
+            out |= {expr(e, s, *v) for v in variants(e, s, n, lines)}
     return sorted(out)
 
 
@@ -91,6 +96,7 @@ def main(rounds, which=1):
     from bwlab.workloads.transpose import plans
 
     src = plans.KERNELS_DIR / "tallwords.cu"
+    lines = LINES2 if which == 2 else LINES
     fns = {}
 
     def fn(e, s, w, line, a, p):
@@ -112,7 +118,7 @@ def main(rounds, which=1):
                 host = verify.random_host((n, s), DT[e], seed=7919 * s + n)
                 x = cupy.asarray(host)
                 want = np.ascontiguousarray(host.T)
-                for v in variants(e, s, n):
+                for v in variants(e, s, n, lines):
                     buf = cupy.empty(n * s + 64, DT[e])
                     verify.poison(buf)
                     out = buf[:n * s].reshape(s, n)
@@ -132,7 +138,9 @@ def main(rounds, which=1):
         tx = torch.from_dlpack(x)
         runs = {"disp": lambda: bwlab.transpose(x, out=out), "cupy": lambda: cupy.ascontiguousarray(x.T),
                 "torch": lambda: tx.t().contiguous()}
-        for v in variants(e, s, n):
+        if which == 2:
+            del runs["cupy"], runs["torch"]
+        for v in variants(e, s, n, lines):
             runs[f"w{v[0]}l{v[1]}"] = lambda v=v: run(e, s, *v, x, out, n)
         for label in [lab for lab in runs if lab not in ("cupy", "torch")]:
             verify.poison(out)
@@ -150,7 +158,7 @@ def main(rounds, which=1):
         x = want = out = tx = None
         cupy.get_default_memory_pool().free_all_blocks()
         torch.cuda.empty_cache()
-    labels = ("disp", *(f"w{w}l{line}" for w in WS for line in LINES), "cupy", "torch")
+    labels = ("disp", *(f"w{w}l{line}" for w in WS for line in lines), "cupy", "torch")
     print(f"# mean of the rounds, % of a copy: shape {' '.join(f'{lab:>8}' for lab in labels)}")
     print("# (w<W>l<LINE>: tallWords<E,S,W,LINE,A,P,false>, A where the rows are whole lines, P from the bank model)")
     for e, s, n in SETS[which]:
