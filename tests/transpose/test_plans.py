@@ -52,12 +52,17 @@ def test_shape_classes(batch, rows, cols, kind):
                 want = "wide-words"
             elif dispatch.perm_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-perm"
+            elif dispatch.tallwords_applies(e, cols, rows, True):  # tallwords.cu
+                want = "tall-words"
             elif dispatch.skinnytile_applies(e, cols, rows, True, even(cols, rows)):
                 want = "tall-tile"
             elif dispatch.perm_applies(e, rows, cols, False, even(rows, cols)):
                 want = "wide-perm"
             elif dispatch.skinnytile_applies(e, rows, cols, False, even(rows, cols)):
                 want = "wide-tile"
+        if want == "tall-words":
+            assert c.expression == dispatch.tallwords_expression(cols)
+            assert c.expression in dispatch.expressions()[dispatch.TALLWORDS]
         if want in ("tall-perm", "wide-perm"):
             tall = want == "tall-perm"
             short = cols if tall else rows
@@ -136,7 +141,7 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
 
 @pytest.mark.parametrize("itemsize, rows, cols, want", [
     (1, 1_000_001, 16, "skinnyWords<1,true>"),       # 16 columns fill words
-    (1, 1_000_001, 17, "skinnyWords<1,true,1,true>"),  # 4 bundles of 4 rows, then 1 alone; by cp.async
+    (1, 1_000_001, 33, "skinnyWords<1,true,1,true>"),  # 8 bundles of 4 rows, then 1 alone; by cp.async
     (1, 1_000_001, 13, "skinnyWords<1,true,1>"),     # through registers: 6.3 vectors a thread, one round
     (1, 1_000_001, 10, "skinnyWords<1,true,2,true>"),
     (2, 1_000_001, 10, "skinnyWords<2,true,0,true>"),
@@ -152,6 +157,10 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 64, 4_194_304, "wideWords<1,64,512,false>"),  # uint8, 64 rows: the shared tile (widePerm's registers)
     (1, 64, 4_194_305, "wideWords<1,64,512,false>"),  # ... misaligned rows too
     (1, 63, 4_194_305, "wideWords<1,63,512,false>"),  # uint8 63 rows: runs off the 16-byte grid
+    (1, 4_194_305, 64, "tallWords<1,64,512,32,false,4,false>"),  # tall uint8, rows off the 16-byte grid
+    (1, 15_790_321, 17, "tallWords<1,17,1024,32,false,0,false>"),
+    (1, 4_194_304, 64, "skinnyWords<1,true,0,false,true>"),  # ... rows of 256k bytes: skinnyWords' aligned form
+    (1, 4_260_881, 63, "skinnyWords<1,true,3>"),  # ... odd sides: skinnyWords
     (1, 62, 4_194_305, "widePerm<1,62,2,false>"),
     (2, 64, 2_097_153, "wideWords<2,64,256,false>"),  # uint16 64 rows, misaligned rows
     (2, 64, 2_097_152, "tileAny<2,64,128,256>"),      # ... aligned: tileAny's whole tiles
@@ -418,8 +427,8 @@ def test_launch_geometry_covers_the_work():
                            (16, 10_000_001), (1009, 64), (64, 1009)):
             c = dispatch.choose(e, dense(1, rows, cols))
             tall = c.kind == "tall-tile"
-            if c.kind in ("tall-perm", "wide-perm", "wide-words"):
-                continue  # test_perm_geometry, test_widewords_geometry_refuses_other_forms
+            if c.kind in ("tall-perm", "wide-perm", "wide-words", "tall-words"):
+                continue  # test_perm_geometry, test_widewords_/test_tallwords_geometry_refuses_other_forms
             if c.kind not in ("tall-tile", "wide-tile") and (16 in (rows, cols) or 64 in (rows, cols)):
                 continue  # a short side of 16 or 64 may fill whole tiles of tileAny
             assert c.kind in ("tall-tile", "wide-tile"), (e, rows, cols, c)
@@ -467,6 +476,8 @@ def test_no_wide_skinnywords_nor_wide_skinnytile_below_8_bytes():
                             e, short, long, False, long % (16 // e) == 0 and short % (16 // e) == 0), (e, rows, cols, c)
                         if (e, short) in dispatch.WIDE_WORDS and c.kind != "wide-words":
                             assert e == 2 and c.kind == "tile" and long % 8 == 0, (e, rows, cols, c)  # whole tiles
+                    else:  # tall: tallwords.cu exactly where tallwords_applies
+                        assert (c.kind == "tall-words") == dispatch.tallwords_applies(e, short, long, True), (e, rows, c)
 
 
 @pytest.mark.parametrize("e", (1, 2, 4))
@@ -704,6 +715,67 @@ def test_widewords_tile(e, short):
                 assert len(set(banks)) == 8, (gq, b, w0, banks)
     for c0 in range(0, chunks, 8):
         assert len({_widewords_chunk(k, sh) % 8 for k in range(c0, c0 + 8)}) == 8
+
+
+def _tallwords_pad(s, e=1, w=512):
+    """The bank model behind TALL_WORDS' pads: step 2's word reads (lanes on neighbouring words of a
+    position, then on the next group), two shared words where a word straddles them; the pad (0-7
+    chunks a group) with the fewest ways a read on average."""
+    k_words, r = -(-s * e // 4), 16 // e
+    tasks = [(g, k) for g in range(w // r + 1) for k in range(k_words)]
+
+    def ways(p):  # the mean ways a read
+        tot = n = 0
+        for w0 in range(0, len(tasks), 32):
+            for i in range(r):
+                for part in (0, 1):
+                    banks = {}
+                    for g, k in tasks[w0:w0 + 32]:
+                        b = i * s * e + 4 * k
+                        if part and b % 4 == 0:
+                            continue
+                        a = ((b & ~3) + 4 * part + g * 16 * (s + p)) >> 2
+                        banks.setdefault(a % 32, set()).add(a)
+                    if banks:
+                        tot += max(map(len, banks.values()))
+                        n += 1
+        return tot / n
+    return min(range(8), key=lambda p: (round(ways(p), 3), p)), ways
+
+
+@pytest.mark.parametrize("short", sorted(dispatch.TALL_WORDS))
+def test_tallwords_tile(short):
+    """tallWords (tallwords.cu): the dispatch takes it for tall uint8 with rows off the 16-byte grid
+    and the pad the bank model chose; the shared bytes launched match the kernel's tile and fit two
+    blocks a multiprocessor; the tile's staged rows rotate so that a quarter warp's 16-byte stores of
+    8 consecutive bundles fall in 8 bank groups (at most 2 to one where the rotation wraps)."""
+    w, p = dispatch.TALL_WORDS[short]
+    c = dispatch.choose(1, dense(1, 1_000_003, short))
+    assert c.kind == "tall-words" and dispatch.tallwords_shape(c) == (1, short, w, dispatch.TW_LINE, False, p)
+    assert c.expression in dispatch.expressions()[dispatch.TALLWORDS]
+    best, ways = _tallwords_pad(short)
+    assert p == best and ways(p) < 2.0, (short, p, best, ways(p))
+    ng = (w + dispatch.TW_LINE) // 16
+    assert dispatch.tallwords_shared(1, short, w, dispatch.TW_LINE, False, p) == ng * 16 * (short + p) + 16 + \
+        short * (ng + 1) * 16 <= 114 * 1024
+    orc = ng + 1
+    for g in range(ng):
+        for k0 in range(0, -(-short // 4) - 7):
+            for b in range(4):
+                chunks = [(4 * k + b) * orc + (g + k) % orc for k in range(k0, k0 + 8)]  # tw_chunk
+                groups = Counter(x % 8 for x in chunks)
+                assert max(groups.values()) <= (1 if g + k0 + 7 < orc else 2), (short, g, k0, b)  # 2 where it wraps
+    assert dispatch.choose(1, dense(1, 1_000_000, short)).kind != "tall-words"  # rows of whole vectors: as before
+    assert dispatch.choose(1, dense(1, short, 1_000_003)).kind != "tall-words"  # wide
+
+
+def test_tallwords_geometry_refuses_other_forms():
+    c = dispatch.choose(1, dense(1, 4_194_305, 64))
+    assert dispatch.launch_geometry(c, 1, 4_194_305, 64) == (-(-4_194_305 // 512), dispatch.TW_THREADS)
+    for batch, cols in ((2, 64), (1, 63)):
+        with pytest.raises(ValueError, match="one matrix of 64 columns"):
+            dispatch.launch_geometry(c, batch, 4_194_305, cols)
+    assert dispatch.choose(1, dense(2, 4_194_305, 64)).kind != "tall-words"  # batches: other kernels
 
 
 def test_widewords_geometry_refuses_other_forms():

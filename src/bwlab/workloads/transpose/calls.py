@@ -106,6 +106,10 @@ def kernel_runner(choice: plans.Choice, lay: plans.Layout, x: Operand) -> Callab
         shared = plans.widewords_shared(*plans.widewords_shape(choice))
         core_launch.allow_shared(fn, shared)
         args = ptrs + [cols]
+    elif choice.kind == "tall-words":
+        shared = plans.tallwords_shared(*plans.tallwords_shape(choice))
+        core_launch.allow_shared(fn, shared)
+        args = ptrs + [rows]
     elif choice.kind == "strided-tile":
         args = ptrs + [rows, cols, batch, ("i64", lay.rs), ("i64", lay.cs), ("i64", lay.bstride)]
     elif choice.kind == "flip":  # x's columns in memory order, into out's last row at pitch -rows

@@ -138,6 +138,9 @@ def why_missed(case: Case, kernel: str) -> str:
     if kernel.startswith("tileScalar"):
         return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: one load and one store instruction "
                 f"per element ({name})")
+    if kernel.startswith("tallWords"):
+        return (f"short side: input copied into shared memory, 4-byte words interleaved by byte permutes into "
+                f"staged output rows, every output sector written whole ({name})")
     if kernel.startswith("wideWords"):
         return (f"short side: rows copied into shared memory, 4-byte words interleaved by byte permutes, the "
                 f"output tile stored whole ({name})")

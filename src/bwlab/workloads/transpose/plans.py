@@ -24,6 +24,7 @@ SKINNYTILE = KERNELS_DIR / "skinnytile.cu"
 SKINNYPERM = KERNELS_DIR / "skinnyperm.cu"
 ELEMS = KERNELS_DIR / "elems.cu"
 WIDEWORDS = KERNELS_DIR / "widewords.cu"
+TALLWORDS = KERNELS_DIR / "tallwords.cu"
 PITCHED = KERNELS_DIR / "pitched.cu"
 
 ITEMSIZES = (1, 2, 4, 8, 16)
@@ -136,7 +137,7 @@ class Choice:
     #                      | "wide"
     #                      | "tall-tile" | "wide-tile" (skinnyTile) | "flip" (pitched, columns reversed)
     #                      | "tall-perm" | "wide-perm" (skinnyperm.cu)
-    #                      | "wide-elems" (elems.cu) | "wide-words" (widewords.cu)
+    #                      | "wide-elems" (elems.cu) | "wide-words" (widewords.cu) | "tall-words" (tallwords.cu)
     #                      | "strided-tile" (stridedTile)
     itemsize: int
     source: Optional[Path] = None  # the .cu file (None for empty/copy)
@@ -831,6 +832,52 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
     return runs * (16 // itemsize) * (positions * itemsize // 16 + 1) * 16 + positions * short * itemsize
 
 
+# tallWords (tallwords.cu): the tall uint8 sides (columns -> (W positions a block, P pad chunks a
+# position group)) it takes from skinnyWords where the long rows are not whole 16-byte vectors, every
+# output sector written whole by one block (LINE = 32). P is the bank model's choice
+# (test_plans). On the H200 (benchmarks/h200/transpose/tall-staged, probe-every.txt: every tall uint8
+# side from 17 to 64 columns at odd long sides of 256 MiB, two rounds, every output checked), taken
+# where it ran ahead of the dispatch by a point or more: 17-22 columns 87.1-89.6% -> 90.5-93.8% of a
+# copy, 34-38 88.0-88.3% -> 90.1-92.6%, 40 89.3 -> 93.5, 42-45 87.5-88.6% -> 90.1-92.2%, 47 89.3 ->
+# 91.9, 50 88.1 -> 90.1, 52 89.4 -> 90.8, 60 89.1 -> 92.1, 62 88.2 -> 90.7, 64 86.9 -> 91.9; 30, 32,
+# 39, 51 and 56 columns 1.1-4.1 points. Level or behind elsewhere: the odd sides whose words take two
+# shared reads and a funnel shift (23, 25, 27-29, 31, 33, 41, 49, 53, 55, 57-59, 61, 63 columns), and
+# 24, 26, 46, 48, 54. Sector ownership matters: owning 16-byte vectors instead (every other tile
+# boundary mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
+TALL_WORDS: dict[int, tuple[int, int]] = {
+    17: (1024, 0), 18: (1024, 0), 19: (1024, 0), 20: (1024, 1), 21: (1024, 0), 22: (512, 0), 30: (512, 0),
+    32: (512, 2), 34: (512, 0), 35: (512, 0), 36: (512, 0), 37: (512, 0), 38: (512, 0), 39: (512, 3),
+    40: (512, 2), 42: (512, 0), 43: (512, 0), 44: (512, 0), 45: (512, 6), 47: (512, 4), 50: (512, 0),
+    51: (512, 0), 52: (1024, 0), 56: (512, 2), 60: (512, 0), 62: (512, 6), 64: (512, 4),
+}
+TW_LINE = 32
+TW_THREADS = 256
+
+
+def tallwords_applies(itemsize: int, short: int, long: int, tall: bool) -> bool:
+    return tall and itemsize == 1 and short in TALL_WORDS and long > SKINNYTILE_MAX and long * itemsize % 16 != 0
+
+
+def tallwords_expression(short: int) -> str:
+    w, p = TALL_WORDS[short]
+    return f"tallWords<1,{short},{w},{TW_LINE},false,{p},false>"
+
+
+def tallwords_shape(choice: Choice) -> tuple[int, int, int, int, bool, int]:
+    """(element size, short side, positions a block, line, whole lines, pad) of a tallWords choice."""
+    m = re.fullmatch(r"tallWords<(\d+),(\d+),(\d+),(\d+),(true|false),(\d+),(?:true|false)>", choice.expression)
+    if not m:
+        raise ValueError(f"not a tallWords choice: {choice.label}")
+    return int(m[1]), int(m[2]), int(m[3]), int(m[4]), m[5] == "true", int(m[6])
+
+
+def tallwords_shared(itemsize: int, short: int, positions: int, line: int, whole: bool, pad: int) -> int:
+    """Dynamic shared bytes of a tallWords tile (tallwords.cu's TallWordsTile): the position groups
+    held (with the LINE/E positions before the tile unless whole), padded, and the staged rows."""
+    groups = (positions + (0 if whole else line // itemsize)) * itemsize // 16
+    return groups * 16 * (short + pad) + 16 + short * (groups + (0 if whole else 1)) * 16
+
+
 def strided_expression(itemsize: int) -> str:
     return f"strided<{itemsize}>"
 
@@ -862,6 +909,7 @@ def expressions() -> dict[Path, list[str]]:
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             ELEMS: [elems_expression(s) for s in range(2, ELEMS_MAX + 1)],
             WIDEWORDS: [widewords_expression(e, s) for e, s in WIDE_WORDS],
+            TALLWORDS: [tallwords_expression(s) for s in TALL_WORDS],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
@@ -933,6 +981,10 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                 return Choice("tall-perm" if tall else "wide-perm", itemsize, SKINNYPERM,
                               perm_expression(itemsize, short, tall), PERM_THREADS,
                               f"{short} {side}: {how}, the packed side moved as 16-byte vectors")
+            if tallwords_applies(itemsize, short, long, tall):
+                return Choice("tall-words", itemsize, TALLWORDS, tallwords_expression(short), TW_THREADS,
+                              f"{short} columns: copied into shared memory by cp.async, 4-byte words interleaved "
+                              "by byte permutes into staged output rows, every output sector written whole")
             if skinnytile_applies(itemsize, short, long, tall, even):
                 words, rows16 = words_form(itemsize, short, long, tall)
                 rlog, gp, smem = skinnytile_geometry(itemsize, short, tall, words, rows16)
@@ -1034,6 +1086,14 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         if batch != 1 or not choice.expression.endswith(",1,false>"):
             raise ValueError(f"{choice.expression}: one matrix, one element a thread")
         blocks = cdiv(rows * cols, choice.threads)
+        if blocks > MAX_BLOCKS:
+            raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
+        return blocks, choice.threads
+    if choice.kind == "tall-words":  # one matrix, one tile of W positions a block, no striding
+        _, short, positions, *_ = tallwords_shape(choice)
+        if batch != 1 or cols != short:
+            raise ValueError(f"{choice.expression}: one matrix of {short} columns")
+        blocks = cdiv(rows, positions)
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
