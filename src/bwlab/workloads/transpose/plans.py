@@ -844,6 +844,7 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
 # shared reads and a funnel shift (23, 25, 27-29, 31, 33, 41, 49, 53, 55, 57-59, 61, 63 columns), and
 # 24, 26, 46, 48, 54. Sector ownership matters: owning 16-byte vectors instead (every other tile
 # boundary mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
+# Through the public API (skinny-every/uint8-tall) each of these sides gained 1.1-5.9 points of memcpy.
 TALL_WORDS: dict[int, tuple[int, int]] = {
     17: (1024, 0), 18: (1024, 0), 19: (1024, 0), 20: (1024, 1), 21: (1024, 0), 22: (512, 0), 30: (512, 0),
     32: (512, 2), 34: (512, 0), 35: (512, 0), 36: (512, 0), 37: (512, 0), 38: (512, 0), 39: (512, 3),
