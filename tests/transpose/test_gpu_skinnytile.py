@@ -191,7 +191,7 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
 
     from bwlab import explain_transpose as explain
 
-    assert explain(cupy.empty((8_134_409, 33), cupy.uint8)).startswith("skinnyWords<1,true,1,true>")  # cp.async
+    assert explain(cupy.empty((24_403_225, 11), cupy.uint8)).startswith("skinnyWords<1,true,3,true>")  # cp.async
     assert explain(cupy.empty((15_790_321, 17), cupy.uint8)).startswith("tallWords<1,17,1024,32,false,0,false>")
     assert explain(cupy.empty((20_648_881, 13), cupy.uint8)).startswith("skinnyWords<1,true,1>")  # 3 bundles, 1 row
     assert explain(cupy.empty((17, 15_790_321), cupy.uint8)).startswith("widePerm<1,17,2,true>")
@@ -213,10 +213,10 @@ def test_the_dispatcher_takes_it_for_short_sides_up_to_64():
     assert explain(cupy.empty((1_000_003, 32), cupy.float16)).startswith("skinnyTile<2,true,16>")  # as fast
 
 
-@pytest.mark.parametrize("shape, kernel", [((65_075_263, 33), "skinnyWords<1,true,1,true>"),
+@pytest.mark.parametrize("shape, kernel", [((195_225_787, 11), "skinnyWords<1,true,3,true>"),
                                           ((134_217_731, 16), "skinnyWords<1,true>"),
                                           ((134_217_984, 16), "skinnyWords<1,true,0,false,true>")],
-                         ids=["tall-u8-33-words", "tall-u8-16-words", "tall-u8-16-words-aligned-rows"])
+                         ids=["tall-u8-11-words", "tall-u8-16-words", "tall-u8-16-words-aligned-rows"])
 def test_over_2_31_elements(shape, kernel):
     import cupy
 

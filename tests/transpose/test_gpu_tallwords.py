@@ -42,8 +42,9 @@ def test_forced(short):
         assert bool((buf[n * short:] == verify.POISON_BYTE).all()), ("wrote past the output", n)
 
 
-# over 2^31 elements: the narrowest and the widest side (1024 and 512 positions a block)
-OVER = [min(dispatch.TALL_WORDS), max(dispatch.TALL_WORDS)]
+# over 2^31 elements: the narrowest and the widest side (1024 and 512 positions a block), and an odd
+# side with no pad chunks
+OVER = [min(dispatch.TALL_WORDS), 41, max(dispatch.TALL_WORDS)]
 
 
 @pytest.mark.parametrize("short", OVER)

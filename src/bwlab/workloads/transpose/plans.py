@@ -834,22 +834,27 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
 
 # tallWords (tallwords.cu): the tall uint8 sides (columns -> (W positions a block, P pad chunks a
 # position group)) it takes from skinnyWords where the long rows are not whole 16-byte vectors, every
-# output sector written whole by one block (LINE = 32). P is the bank model's choice
-# (test_plans). On the H200 (benchmarks/h200/transpose/tall-staged, probe-every.txt: every tall uint8
-# side from 17 to 64 columns at odd long sides of 256 MiB, two rounds, every output checked), taken
-# where it ran ahead of the dispatch by a point or more: 17-22 columns 87.1-89.6% -> 90.5-93.8% of a
-# copy, 34-38 88.0-88.3% -> 90.1-92.6%, 40 89.3 -> 93.5, 42-45 87.5-88.6% -> 90.1-92.2%, 47 89.3 ->
-# 91.9, 50 88.1 -> 90.1, 52 89.4 -> 90.8, 60 89.1 -> 92.1, 62 88.2 -> 90.7, 64 86.9 -> 91.9; 30, 32,
-# 39, 51 and 56 columns 1.1-4.1 points. Level or behind elsewhere: the odd sides whose words take two
-# shared reads and a funnel shift (23, 25, 27-29, 31, 33, 41, 49, 53, 55, 57-59, 61, 63 columns), and
-# 24, 26, 46, 48, 54. Sector ownership matters: owning 16-byte vectors instead (every other tile
-# boundary mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
-# Through the public API (skinny-every/uint8-tall) each of these sides gained 1.1-5.9 points of memcpy.
+# output sector written whole by one block (LINE = 32). P is the bank model's choice (test_plans) or
+# none: pads spare step 2's reads bank conflicts, but break the copy-in's contiguous destinations,
+# so that a warp's cp.async asks the L2 for a third more sectors (Nsight Compute at 41 columns), and
+# on the H200 no pad ran ahead at most sides that have one (probe-pad0.txt). On the H200
+# (benchmarks/h200/transpose/tall-staged: every tall uint8 side from 17 to 64 columns at odd long
+# sides of 256 MiB, two rounds, every output checked), taken where it ran ahead of the dispatch:
+# first in probe-every.txt (17-22, 30, 32, 34-40, 42-45, 47, 50-52, 56, 60, 62 and 64 columns: 86.9-
+# 89.6% -> 90.1-93.8% of a copy at 22 of them), then, with the kernel's instructions cut by a third
+# (probe-lean.txt, probe-pad0.txt), at 23, 25, 29, 31, 33, 41, 46, 48, 53-55, 58, 59, 61 and 63
+# (skinnyWords' 86.0-91.7% -> 89.9-93.1%: 33 88.3 -> 91.4, 41 86.0 -> 90.4, 54 88.3 -> 91.4), with
+# no pad at 20 (91.5-91.8 -> 94.2) and 39 (88.9 -> 93.0) too. Level or behind still: 49 and 57
+# columns (skinnyWords 88.8-89.2%, tallWords 87.6-89.2%). Sector ownership matters: owning 16-byte
+# vectors instead (every other tile boundary mid-sector), it ran 1-8 points slower at most sides
+# (probe-sectors.txt).
 TALL_WORDS: dict[int, tuple[int, int]] = {
-    17: (1024, 0), 18: (1024, 0), 19: (1024, 0), 20: (1024, 1), 21: (1024, 0), 22: (512, 0), 30: (512, 0),
-    32: (512, 2), 34: (512, 0), 35: (512, 0), 36: (512, 0), 37: (512, 0), 38: (512, 0), 39: (512, 3),
-    40: (512, 2), 42: (512, 0), 43: (512, 0), 44: (512, 0), 45: (512, 6), 47: (512, 4), 50: (512, 0),
-    51: (512, 0), 52: (1024, 0), 56: (512, 2), 60: (512, 0), 62: (512, 6), 64: (512, 4),
+    17: (1024, 0), 18: (1024, 0), 19: (1024, 0), 20: (512, 0), 21: (1024, 0), 22: (512, 0), 23: (512, 0),
+    25: (512, 0), 29: (512, 0), 30: (512, 0), 31: (512, 0), 32: (512, 2), 33: (512, 0), 34: (512, 0),
+    35: (512, 0), 36: (512, 0), 37: (512, 0), 38: (512, 0), 39: (512, 0), 40: (512, 2), 41: (512, 0),
+    42: (512, 0), 43: (512, 0), 44: (512, 0), 45: (512, 6), 46: (512, 0), 47: (512, 4), 48: (512, 0),
+    50: (512, 0), 51: (512, 0), 52: (1024, 0), 53: (512, 0), 54: (512, 0), 55: (512, 0), 56: (512, 2),
+    58: (512, 0), 59: (512, 0), 60: (512, 0), 61: (512, 0), 62: (512, 6), 63: (512, 0), 64: (512, 4),
 }
 TW_LINE = 32
 TW_THREADS = 256

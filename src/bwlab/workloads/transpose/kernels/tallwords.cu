@@ -10,14 +10,20 @@
 //  1. Copy in by cp.async: the tile's W*S*E contiguous input bytes, 16 bytes a lane, all in flight at
 //     once, and (rows not on LINE boundaries, !A) the LINE/E positions before p0. Position group g
 //     (R = 16/E positions, S 16-byte chunks) lands at g * 16 * (S + P): P pad chunks a group spread
-//     the next step's words over the banks. Chunks outside the input land as zeros.
+//     the next step's words over the banks (but pads break the chunks' contiguous destinations, and
+//     a warp's cp.async then asks the L2 for a third more sectors: most sides take none). Chunks
+//     outside the input land as zeros; the inner tiles test none.
 //  2. A task is one word (4/E columns) of each of a group's R positions: the lane reads its R words
 //     (two words funnel-shifted where S*E is not a multiple of 4), transposes them in 4 x 4 blocks of
 //     bytes (2 x 2 of halves) and holds one 16-byte chunk of each of its 4/E output rows, which it
 //     stores into the row's staging, chunk g rotated by the row's bundle (conflict-free stores).
-//  3. Each output row's vectors go out 16 bytes a lane, consecutive lanes on consecutive vectors;
-//     rows off the 16-byte grid are realigned from two staged chunks, and the vectors that hold
-//     another row's bytes (at the ends of a row) are clipped.
+//  3. Each output row's vectors go out 16 bytes a lane, consecutive lanes on consecutive vectors
+//     (one row a warp in the inner tiles); rows off the 16-byte grid are realigned from two staged
+//     chunks, and the vectors that hold another row's bytes (at the ends of a row) are clipped.
+// Instructions, not bytes, are what held this kernel back at the odd sides: the row rotation is
+// computed once a task and the inner tiles' offsets carried (a third fewer instructions at 41
+// columns; with no pad chunks too it ran at 90.4% of a copy there, skinnyWords at 86.0%:
+// benchmarks/h200/transpose/tall-staged).
 // Both data pointers 16-byte aligned; one tile a block. A: every row n*E a multiple of LINE bytes.
 #include "vec.cuh"
 
@@ -27,6 +33,10 @@ constexpr int TW_THREADS = 256;
 // widewords.cu's; a shared header would be part of every transpose kernel's cache key).
 __device__ __forceinline__ void tw_cp_async16(unsigned dst, const void* src, int valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(valid) : "memory");
+}
+
+__device__ __forceinline__ void tw_cp_async16_whole(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src) : "memory");
 }
 
 template <int E, int S, int W, int LINE, bool A, int P>
@@ -43,6 +53,7 @@ struct TallWordsTile {
   static_assert((E == 1 || E == 2) && S * E >= 4 && S * E <= 128 && W % R == 0 && P >= 0 && P < 8,
                 "1- and 2-byte elements, 4 to 128 bytes a position, whole groups");
   static_assert(LINE % 16 == 0 && W * E % LINE == 0, "tiles of whole lines");
+  static_assert(K <= ORC, "a task's rotation g + k below 2 * ORC");
 };
 
 // Row s's staged chunk c: rotated by the row's bundle, so that a warp's stores of one output row
@@ -78,6 +89,35 @@ __device__ __forceinline__ void tw_store_rows(const byte* rows, byte* __restrict
   }
 }
 
+// Step 3 for the inner tiles (neither first nor last) of rows not on LINE boundaries: the tile owns
+// exactly W*E bytes of each row, from the LINE boundary at or below its first byte. A warp stores
+// one row (CNT vectors a row, a multiple of 32), so the realignment is the same across the warp,
+// and each thread keeps its vector c while the rows advance by STEP.
+template <int E, int S, int W, int LINE, int ORC, bool STREAM>
+__device__ __forceinline__ void tw_store_inner(const byte* rows, byte* __restrict__ out, i64 n, i64 p0) {
+  constexpr int CNT = W * E / 16, STEP = TW_THREADS / CNT;
+  static_assert(CNT % 32 == 0 && TW_THREADS % CNT == 0 && CNT + LINE / 16 < ORC && (S - 1) * E / 4 < ORC,
+                "one row a warp; a vector's two staged chunks and a row's rotation within 2 * ORC");
+  const i64 nb = n * E;
+  const int c = threadIdx.x % CNT;
+  int s = threadIdx.x / CNT;
+  i64 x = s * nb + p0 * E;  // row s's tile's first byte
+  for (; s < S; s += STEP, x += STEP * nb) {
+    const int xm = (int)x & (LINE - 1);
+    const int o = 16 * c + LINE - xm;  // the vector's staged byte: positions from p0 - LINE/E
+    const int d = o & 15;
+    int j = (o >> 4) + s * E / 4;  // tw_chunk's rotation
+    j -= j >= ORC ? ORC : 0;
+    const byte* const row = rows + 16 * s * ORC;
+    uint4 v = *reinterpret_cast<const uint4*>(row + 16 * j);
+    if (d) {
+      const int j1 = j + 1 == ORC ? 0 : j + 1;
+      v = realign(v, *reinterpret_cast<const uint4*>(row + 16 * j1), d);
+    }
+    store16<STREAM>(out + (x - xm) + 16 * c, v);
+  }
+}
+
 template <int E, int S, int W, int LINE, bool A, int P, bool STREAM>
 __global__ void __launch_bounds__(TW_THREADS)
 tallWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n) {
@@ -91,11 +131,19 @@ tallWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n) {
   {
     const unsigned dst0 = smem_addr(groups);
     const i64 off0 = (p0 - H) * SE;
-    for (int i = threadIdx.x; i < NG * S; i += TW_THREADS) {
-      const int g = i / S, c = i - g * S;
-      const i64 off = off0 + 16 * i;
-      const int valid = off < 0 || off >= total ? 0 : (int)min((i64)16, total - off);
-      tw_cp_async16(dst0 + g * GPB + 16 * c, valid ? in + off : in, valid);
+    if (off0 >= 0 && off0 + NG * S * 16 <= total) {  // every tile but the ends: no bounds a chunk
+      const byte* const src = in + off0;
+      for (int i = threadIdx.x; i < NG * S; i += TW_THREADS) {
+        const int g = i / S, c = i - g * S;
+        tw_cp_async16_whole(dst0 + g * GPB + 16 * c, src + 16 * i);
+      }
+    } else {
+      for (int i = threadIdx.x; i < NG * S; i += TW_THREADS) {
+        const int g = i / S, c = i - g * S;
+        const i64 off = off0 + 16 * i;
+        const int valid = off < 0 || off >= total ? 0 : (int)min((i64)16, total - off);
+        tw_cp_async16(dst0 + g * GPB + 16 * c, valid ? in + off : in, valid);
+      }
     }
     cp_async_wait_all();
     __syncthreads();
@@ -124,11 +172,13 @@ tallWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n) {
         q[j][0] = __byte_perm(w[2 * j], w[2 * j + 1], 0x5410), q[j][1] = __byte_perm(w[2 * j], w[2 * j + 1], 0x7632);
       }
     }
+    int r = g + k;  // tw_chunk<E, ORC>(Q * k + b, g): row Q*k + b's rotation is k, and g + k < 2 * ORC
+    r -= r >= ORC ? ORC : 0;
+    byte* const dst = rows + 16 * (Q * k * ORC + r);
 #pragma unroll
     for (int b = 0; b < Q; ++b) {
-      const int s = Q * k + b;
-      if (S % Q == 0 || s < S)
-        *reinterpret_cast<uint4*>(rows + 16 * tw_chunk<E, ORC>(s, g)) = make_uint4(q[0][b], q[1][b], q[2][b], q[3][b]);
+      if (S % Q == 0 || Q * k + b < S)
+        *reinterpret_cast<uint4*>(dst + 16 * b * ORC) = make_uint4(q[0][b], q[1][b], q[2][b], q[3][b]);
     }
   }
   __syncthreads();
@@ -144,6 +194,6 @@ tallWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n) {
   } else if (last || p0 == 0) {
     tw_store_rows<E, S, W, LINE, ORC, NG, true, STREAM>(rows, out, n, p0, last);
   } else {
-    tw_store_rows<E, S, W, LINE, ORC, W * E / 16, false, STREAM>(rows, out, n, p0, false);
+    tw_store_inner<E, S, W, LINE, ORC, STREAM>(rows, out, n, p0);
   }
 }
