@@ -1095,19 +1095,12 @@ def launch_geometry(choice: Choice, batch: int, rows: int, cols: int, sms: int =
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
-    if choice.kind == "tall-words":  # one matrix, one tile of W positions a block, no striding
-        _, short, positions, *_ = tallwords_shape(choice)
-        if batch != 1 or cols != short:
-            raise ValueError(f"{choice.expression}: one matrix of {short} columns")
-        blocks = cdiv(rows, positions)
-        if blocks > MAX_BLOCKS:
-            raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
-        return blocks, choice.threads
-    if choice.kind == "wide-words":  # one matrix, one tile of W positions a block, no striding
-        _, short, positions = widewords_shape(choice)
-        if batch != 1 or rows != short:
-            raise ValueError(f"{choice.expression}: one matrix of {short} rows")
-        blocks = cdiv(cols, positions)
+    if choice.kind in ("tall-words", "wide-words"):  # one matrix, one tile of W positions a block, no striding
+        tall = choice.kind == "tall-words"
+        _, short, positions = (tallwords_shape(choice) if tall else widewords_shape(choice))[:3]
+        if batch != 1 or (cols if tall else rows) != short:
+            raise ValueError(f"{choice.expression}: one matrix of {short} {'columns' if tall else 'rows'}")
+        blocks = cdiv(rows if tall else cols, positions)
         if blocks > MAX_BLOCKS:
             raise ValueError(f"{rows} x {cols}: {blocks} blocks, over the grid limit")
         return blocks, choice.threads
