@@ -17,47 +17,50 @@ LONGS = (1, 2, 5, 15, 16, 17, 31, 32, 33, 127, 255, 256, 257, 511, 512, 513, 102
          65_537, 200_003)
 
 
-def _choice(short):
-    return dispatch.Choice("tall-words", 1, dispatch.TALLWORDS, dispatch.tallwords_expression(short),
+DT = {1: "u1", 2: "u2"}
+
+
+def _choice(e, short):
+    return dispatch.Choice("tall-words", e, dispatch.TALLWORDS, dispatch.tallwords_expression(e, short),
                            dispatch.TW_THREADS)
 
 
-@pytest.mark.parametrize("short", sorted(dispatch.TALL_WORDS))
-def test_forced(short):
+@pytest.mark.parametrize("e, short", sorted(dispatch.TALL_WORDS))
+def test_forced(e, short):
     import cupy
 
     from bwlab.workloads.transpose.calls import launch
 
-    c = _choice(short)
+    c = _choice(e, short)
     assert c.expression in dispatch.expressions()[dispatch.TALLWORDS]
     for n in LONGS:
-        check_forced(c, n, short, "u1", seed=7919 * short + n)
+        check_forced(c, n, short, DT[e], seed=7919 * short + n)
     for n in (513, 4099):  # a canary past the output
-        host = verify.random_host((n, short), "u1", seed=n)
+        host = verify.random_host((n, short), DT[e], seed=n)
         x = cupy.asarray(host)
-        buf = cupy.empty(n * short + 64, "u1")
+        buf = cupy.empty(n * short + 64, DT[e])
         verify.poison(buf)
         launch(c, x.data.ptr, buf.data.ptr, 1, n, short, x.nbytes, x.device.id, cupy.cuda.get_current_stream().ptr)
         assert verify.compare(buf[:n * short].reshape(short, n).get(), np.ascontiguousarray(host.T)).ok
-        assert bool((buf[n * short:] == verify.POISON_BYTE).all()), ("wrote past the output", n)
+        assert bool((buf[n * short:].view("u1") == verify.POISON_BYTE).all()), ("wrote past the output", n)
 
 
-# over 2^31 elements: the narrowest and the widest side (1024 and 512 positions a block), and an odd
-# side with no pad chunks
-OVER = [min(dispatch.TALL_WORDS), 41, max(dispatch.TALL_WORDS)]
+# over 2^31 elements: uint8's narrowest and widest side (1024 and 512 positions a block), an odd side
+# with no pad chunks, and a uint16 side (256 positions)
+OVER = [(1, 17), (1, 41), (1, 64), (2, 47)]
 
 
-@pytest.mark.parametrize("short", OVER)
-def test_dispatch_and_over_2_31_elements(short):
+@pytest.mark.parametrize("e, short", OVER)
+def test_dispatch_and_over_2_31_elements(e, short):
     """n x short, n the least odd long side past 2^31 elements: rows at every phase, offsets past
     2^31 on both sides."""
     import cupy
 
     n = 2**31 // short + 1
     shape = (n + 1 - n % 2, short)
-    x = cupy.empty(shape, "u1")
+    x = cupy.empty(shape, DT[e])
     verify.fill_random_bits(x, seed=17)
-    assert x.size > 2**31 and bwlab.explain_transpose(x).startswith(dispatch.tallwords_expression(short))
+    assert x.size > 2**31 and bwlab.explain_transpose(x).startswith(dispatch.tallwords_expression(e, short))
     out = cupy.empty(shape[::-1], x.dtype)
     verify.poison(out)
     bwlab.transpose(x, out)

@@ -61,7 +61,7 @@ def test_shape_classes(batch, rows, cols, kind):
             elif dispatch.skinnytile_applies(e, rows, cols, False, even(rows, cols)):
                 want = "wide-tile"
         if want == "tall-words":
-            assert c.expression == dispatch.tallwords_expression(cols)
+            assert c.expression == dispatch.tallwords_expression(e, cols)
             assert c.expression in dispatch.expressions()[dispatch.TALLWORDS]
         if want in ("tall-perm", "wide-perm"):
             tall = want == "tall-perm"
@@ -147,7 +147,7 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (2, 1_000_001, 10, "skinnyWords<2,true,0,true>"),
     (1, 1_000_001, 6, "skinnyWords<1,true,2>"),
     (1, 1_000_001, 27, "skinnyWords<1,true,3>"),
-    (1, 1_000_001, 49, "skinnyWords<1,true,1>"),     # misaligned rows where tallWords is not taken
+    (1, 1_000_001, 26, "skinnyWords<1,true,2>"),     # misaligned rows where tallWords is not taken
     (1, 1_000_001, 4, "skinnyWords<1,true>"),
     (1, 1_000_001, 3, "tallPerm<1,3,2>"),            # tall 1 and 2 bytes up to 3 columns: permutes
     (1, 1_000_000, 3, "skinny<1,3,true,256>"),       # ... unless the long rows are whole vectors
@@ -162,7 +162,8 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (1, 15_790_321, 17, "tallWords<1,17,1024,32,false,0,false>"),
     (1, 4_194_304, 64, "skinnyWords<1,true,0,false,true>"),  # ... rows of 256k bytes: skinnyWords' aligned form
     (1, 4_260_881, 63, "tallWords<1,63,512,32,false,0,false>"),  # ... odd sides too, no pad chunks
-    (1, 4_709_395, 57, "skinnyWords<1,true,1>"),  # ... but 49 and 57 columns: skinnyWords
+    (1, 4_709_395, 57, "tallWords<1,57,512,32,false,0,false>"),
+    (1, 10_324_441, 26, "skinnyWords<1,true,2>"),  # ... but 24 and 26-28 columns: skinnyWords
     (1, 62, 4_194_305, "widePerm<1,62,2,false>"),
     (2, 64, 2_097_153, "wideWords<2,64,256,false>"),  # uint16 64 rows, misaligned rows
     (2, 64, 2_097_152, "tileAny<2,64,128,256>"),      # ... aligned: tileAny's whole tiles
@@ -171,7 +172,8 @@ def test_reversed_columns_are_a_pitched_transpose_written_last_row_first():
     (2, 1_000_001, 32, "skinnyTile<2,true,16>"),     # tall 2-byte over 16 columns: as fast without words;
     (2, 1_000_001, 17, "skinnyTile<2,true,16>"),     # ... rows on 256-byte boundaries (64 and 68 tasks)
     (2, 1_000_001, 36, "skinnyTile<2,true,16>"),     # ... 36 tasks: on twice the tile
-    (2, 1_000_001, 45, "skinnyTile<2,true>"),        # ... 45: twice would take two rounds of loads
+    (2, 1_000_000, 45, "skinnyTile<2,true>"),        # ... 45: twice would take two rounds of loads
+    (2, 1_000_001, 45, "tallWords<2,45,256,32,false,0,false>"),  # ... 45-47 with rows off the 16-byte grid
     (2, 4_194_304, 32, "skinnyWords<2,true,0,false,true>"),  # rows of 256k bytes: the aligned form...
     (2, 2_097_152, 64, "skinnyWords<2,true,0,false,true>"),
     (2, 3_355_392, 40, "skinnyTile<2,true,16>"),     # ... but where its tile would be copied by cp.async
@@ -746,31 +748,43 @@ def _tallwords_pad(s, e=1, w=512):
     return min(range(8), key=lambda p: (round(ways(p), 3), p)), ways
 
 
-@pytest.mark.parametrize("short", sorted(dispatch.TALL_WORDS))
-def test_tallwords_tile(short):
-    """tallWords (tallwords.cu): the dispatch takes it for tall uint8 with rows off the 16-byte grid
-    and either the pad the bank model chose or none (which the copy-in prefers: its destinations stay
-    contiguous); the shared bytes launched match the kernel's tile and fit two
-    blocks a multiprocessor; the tile's staged rows rotate so that a quarter warp's 16-byte stores of
-    8 consecutive bundles fall in 8 bank groups (at most 2 to one where the rotation wraps)."""
-    w, p = dispatch.TALL_WORDS[short]
-    c = dispatch.choose(1, dense(1, 1_000_003, short))
-    assert c.kind == "tall-words" and dispatch.tallwords_shape(c) == (1, short, w, dispatch.TW_LINE, False, p)
+@pytest.mark.parametrize("e, short", sorted(dispatch.TALL_WORDS))
+def test_tallwords_tile(e, short):
+    """tallWords (tallwords.cu): the dispatch takes it for tall uint8 and uint16 with rows off the 16-byte
+    grid and either the pad the bank model chose or none (which the copy-in prefers: its destinations
+    stay contiguous); the shared bytes launched match the kernel's tile and fit two blocks a
+    multiprocessor; the tile's staged rows rotate so that a quarter warp's 16-byte stores of 8
+    consecutive bundles fall in 8 bank groups (at most 2 to one where the rotation wraps)."""
+    w, p = dispatch.TALL_WORDS[(e, short)]
+    c = dispatch.choose(e, dense(1, 1_000_003, short))
+    assert c.kind == "tall-words" and dispatch.tallwords_shape(c) == (e, short, w, dispatch.TW_LINE, False, p)
     assert c.expression in dispatch.expressions()[dispatch.TALLWORDS]
-    best, ways = _tallwords_pad(short)
+    best, ways = _tallwords_pad(short, e, w)
     assert p in (0, best) and ways(best) < 2.0, (short, p, best, ways(best))
-    ng = (w + dispatch.TW_LINE) // 16
-    assert dispatch.tallwords_shared(1, short, w, dispatch.TW_LINE, False, p) == ng * 16 * (short + p) + 16 + \
+    ng = (w + dispatch.TW_LINE // e) * e // 16
+    assert dispatch.tallwords_shared(e, short, w, dispatch.TW_LINE, False, p) == ng * 16 * (short + p) + 16 + \
         short * (ng + 1) * 16 <= 114 * 1024
-    orc = ng + 1
+    orc, q = ng + 1, 4 // e
     for g in range(ng):
-        for k0 in range(0, -(-short // 4) - 7):
-            for b in range(4):
-                chunks = [(4 * k + b) * orc + (g + k) % orc for k in range(k0, k0 + 8)]  # tw_chunk
+        for k0 in range(0, -(-short * e // 4) - 7):
+            for b in range(q):
+                chunks = [(q * k + b) * orc + (g + k) % orc for k in range(k0, k0 + 8)]  # tw_chunk
                 groups = Counter(x % 8 for x in chunks)
                 assert max(groups.values()) <= (1 if g + k0 + 7 < orc else 2), (short, g, k0, b)  # 2 where it wraps
-    assert dispatch.choose(1, dense(1, 1_000_000, short)).kind != "tall-words"  # rows of whole vectors: as before
-    assert dispatch.choose(1, dense(1, short, 1_000_003)).kind != "tall-words"  # wide
+    assert dispatch.choose(e, dense(1, 1_000_000, short)).kind != "tall-words"  # rows of whole vectors: as before
+    assert dispatch.choose(e, dense(1, short, 1_000_003)).kind != "tall-words"  # wide
+
+
+def test_tallwords_steps_read_every_bank_once():
+    """Where S + P is odd, step 2's warp step of 8 groups x 4 words reads 32 different banks for each
+    position's word (and the word after it), where consecutive tasks met up to three to a bank."""
+    for (e, short), (w, p) in dispatch.TALL_WORDS.items():
+        if (short + p) % 2:
+            for i in range(16 // e):
+                for part in (0, 1):
+                    banks = {((g * 16 * (short + p) + (i * short * e & ~3) + 4 * k) >> 2) + part
+                             for g in range(8) for k in range(4)}
+                    assert len({b % 32 for b in banks}) == 32, (e, short, i)
 
 
 def test_tallwords_geometry_refuses_other_forms():

@@ -832,9 +832,10 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
     return runs * (16 // itemsize) * (positions * itemsize // 16 + 1) * 16 + positions * short * itemsize
 
 
-# tallWords (tallwords.cu): the tall uint8 sides (columns -> (W positions a block, P pad chunks a
-# position group)) it takes from skinnyWords where the long rows are not whole 16-byte vectors, every
-# output sector written whole by one block (LINE = 32). P is the bank model's choice (test_plans) or
+# tallWords (tallwords.cu): the tall uint8 and uint16 sides ((element size, columns) -> (W positions a
+# block, P pad chunks a position group)) it takes from skinnyWords and skinnyTile where the long rows
+# are not whole 16-byte vectors, every output sector written whole by one block (LINE = 32). P is the
+# bank model's choice (test_plans) or
 # none: pads spare step 2's reads bank conflicts, but break the copy-in's contiguous destinations,
 # so that a warp's cp.async asks the L2 for a third more sectors (Nsight Compute at 41 columns), and
 # on the H200 no pad ran ahead at most sides that have one (probe-pad0.txt). On the H200
@@ -844,29 +845,30 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
 # 89.6% -> 90.1-93.8% of a copy at 22 of them), then, with the kernel's instructions cut by a third
 # (probe-lean.txt, probe-pad0.txt), at 23, 25, 29, 31, 33, 41, 46, 48, 53-55, 58, 59, 61 and 63
 # (skinnyWords' 86.0-91.7% -> 89.9-93.1%: 33 88.3 -> 91.4, 41 86.0 -> 90.4, 54 88.3 -> 91.4), with
-# no pad at 20 (91.5-91.8 -> 94.2) and 39 (88.9 -> 93.0) too. Level or behind still: 49 and 57
-# columns (skinnyWords 88.8-89.2%, tallWords 87.6-89.2%). Sector ownership matters: owning 16-byte
-# vectors instead (every other tile boundary mid-sector), it ran 1-8 points slower at most sides
-# (probe-sectors.txt).
-TALL_WORDS: dict[int, tuple[int, int]] = {
-    17: (1024, 0), 18: (1024, 0), 19: (1024, 0), 20: (512, 0), 21: (1024, 0), 22: (512, 0), 23: (512, 0),
-    25: (512, 0), 29: (512, 0), 30: (512, 0), 31: (512, 0), 32: (512, 2), 33: (512, 0), 34: (512, 0),
-    35: (512, 0), 36: (512, 0), 37: (512, 0), 38: (512, 0), 39: (512, 0), 40: (512, 2), 41: (512, 0),
-    42: (512, 0), 43: (512, 0), 44: (512, 0), 45: (512, 6), 46: (512, 0), 47: (512, 4), 48: (512, 0),
-    50: (512, 0), 51: (512, 0), 52: (1024, 0), 53: (512, 0), 54: (512, 0), 55: (512, 0), 56: (512, 2),
-    58: (512, 0), 59: (512, 0), 60: (512, 0), 61: (512, 0), 62: (512, 6), 63: (512, 0), 64: (512, 4),
+# no pad at 20 (91.5-91.8 -> 94.2) and 39 (88.9 -> 93.0) too; then, with step 2's warps on 8 groups
+# x 4 words where S + P is odd (no bank read twice, probe-steps.txt), at 49 and 57 columns (skinnyWords
+# 88.7-89.1% -> 91.0-91.1%) and at uint16 45-47 columns on 256 positions (skinnyTile 89.4-89.9% ->
+# 90.7-91.8%). Sector ownership matters: owning 16-byte vectors instead (every other tile boundary
+# mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
+TALL_WORDS: dict[tuple[int, int], tuple[int, int]] = {  # (element size, columns) -> (W, P)
+    **{(1, s): (1024, 0) for s in (17, 18, 19, 21, 52)},
+    **{(1, s): (512, 0) for s in (20, 22, 23, 25, *range(29, 32), 33, *range(34, 40), 41, 42, 43, 44, 46, 48,
+                                   49, 50, 51, 53, 54, 55, 57, 58, 59, 60, 61, 63)},
+    (1, 32): (512, 2), (1, 40): (512, 2), (1, 45): (512, 6), (1, 47): (512, 4), (1, 56): (512, 2), (1, 62): (512, 6),
+    (1, 64): (512, 4),
+    **{(2, s): (256, 0) for s in (45, 46, 47)},
 }
 TW_LINE = 32
 TW_THREADS = 256
 
 
 def tallwords_applies(itemsize: int, short: int, long: int, tall: bool) -> bool:
-    return tall and itemsize == 1 and short in TALL_WORDS and long > SKINNYTILE_MAX and long * itemsize % 16 != 0
+    return tall and (itemsize, short) in TALL_WORDS and long > SKINNYTILE_MAX and long * itemsize % 16 != 0
 
 
-def tallwords_expression(short: int) -> str:
-    w, p = TALL_WORDS[short]
-    return f"tallWords<1,{short},{w},{TW_LINE},false,{p},false>"
+def tallwords_expression(itemsize: int, short: int) -> str:
+    w, p = TALL_WORDS[(itemsize, short)]
+    return f"tallWords<{itemsize},{short},{w},{TW_LINE},false,{p},false>"
 
 
 def tallwords_shape(choice: Choice) -> tuple[int, int, int, int, bool, int]:
@@ -915,7 +917,7 @@ def expressions() -> dict[Path, list[str]]:
             + [perm_expression(e, s, True) for e in (1, 2) for s in range(2, PERM_TALL_MAX + 1)],
             ELEMS: [elems_expression(s) for s in range(2, ELEMS_MAX + 1)],
             WIDEWORDS: [widewords_expression(e, s) for e, s in WIDE_WORDS],
-            TALLWORDS: [tallwords_expression(s) for s in TALL_WORDS],
+            TALLWORDS: [tallwords_expression(e, s) for e, s in TALL_WORDS],
             STRIDED: [strided_expression(e) for e in ITEMSIZES]
             + [tile_expression(e, SCALAR_CANDIDATES[e][0], "stridedTile") for e in ITEMSIZES], ROWS: ["copyRows"],
             PITCHED: [pitched_expression(e, v) for e in ITEMSIZES for v in (True, False)]}
@@ -988,7 +990,7 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                               perm_expression(itemsize, short, tall), PERM_THREADS,
                               f"{short} {side}: {how}, the packed side moved as 16-byte vectors")
             if tallwords_applies(itemsize, short, long, tall):
-                return Choice("tall-words", itemsize, TALLWORDS, tallwords_expression(short), TW_THREADS,
+                return Choice("tall-words", itemsize, TALLWORDS, tallwords_expression(itemsize, short), TW_THREADS,
                               f"{short} columns: copied into shared memory by cp.async, 4-byte words interleaved "
                               "by byte permutes into staged output rows, every output sector written whole")
             if skinnytile_applies(itemsize, short, long, tall, even):

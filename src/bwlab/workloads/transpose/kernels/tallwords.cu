@@ -17,6 +17,7 @@
 //     (two words funnel-shifted where S*E is not a multiple of 4), transposes them in 4 x 4 blocks of
 //     bytes (2 x 2 of halves) and holds one 16-byte chunk of each of its 4/E output rows, which it
 //     stores into the row's staging, chunk g rotated by the row's bundle (conflict-free stores).
+//     Where S + P is odd a warp takes 8 groups x 4 words, so that its reads meet each bank once.
 //  3. Each output row's vectors go out 16 bytes a lane, consecutive lanes on consecutive vectors
 //     (one row a warp in the inner tiles); rows off the 16-byte grid are realigned from two staged
 //     chunks, and the vectors that hold another row's bytes (at the ends of a row) are clipped.
@@ -118,6 +119,42 @@ __device__ __forceinline__ void tw_store_inner(const byte* rows, byte* __restric
   }
 }
 
+// Step 2's task (g, k): word k (4/E columns) of each of group g's R positions, transposed into one
+// 16-byte chunk of each of its 4/E output rows in the staging.
+template <int E, int S, int R, int K, int GPB, int ORC>
+__device__ __forceinline__ void tw_task(const byte* groups, byte* rows, int g, int k) {
+  constexpr int SE = S * E;
+  const byte* const gp = groups + g * GPB + 4 * k;
+  unsigned w[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int m = (i * SE) & 3;  // known once unrolled
+    const unsigned* p = reinterpret_cast<const unsigned*>(gp + i * SE - m);
+    w[i] = m == 0 ? p[0] : __funnelshift_r(p[0], p[1], 8 * m);
+  }
+  constexpr int Q = 4 / E;  // output rows a task
+  unsigned q[4][Q];         // q[j][b]: word j of row Q*k + b's chunk
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if constexpr (E == 1) {
+      const unsigned lo01 = __byte_perm(w[4 * j], w[4 * j + 1], 0x5140), hi01 = __byte_perm(w[4 * j], w[4 * j + 1], 0x7362);
+      const unsigned lo23 = __byte_perm(w[4 * j + 2], w[4 * j + 3], 0x5140), hi23 = __byte_perm(w[4 * j + 2], w[4 * j + 3], 0x7362);
+      q[j][0] = __byte_perm(lo01, lo23, 0x5410), q[j][1] = __byte_perm(lo01, lo23, 0x7632);
+      q[j][2] = __byte_perm(hi01, hi23, 0x5410), q[j][3] = __byte_perm(hi01, hi23, 0x7632);
+    } else {
+      q[j][0] = __byte_perm(w[2 * j], w[2 * j + 1], 0x5410), q[j][1] = __byte_perm(w[2 * j], w[2 * j + 1], 0x7632);
+    }
+  }
+  int r = g + k;  // tw_chunk<E, ORC>(Q * k + b, g): row Q*k + b's rotation is k, and g + k < 2 * ORC
+  r -= r >= ORC ? ORC : 0;
+  byte* const dst = rows + 16 * (Q * k * ORC + r);
+#pragma unroll
+  for (int b = 0; b < Q; ++b) {
+    if (S % Q == 0 || Q * k + b < S)
+      *reinterpret_cast<uint4*>(dst + 16 * b * ORC) = make_uint4(q[0][b], q[1][b], q[2][b], q[3][b]);
+  }
+}
+
 template <int E, int S, int W, int LINE, bool A, int P, bool STREAM>
 __global__ void __launch_bounds__(TW_THREADS)
 tallWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n) {
@@ -148,37 +185,22 @@ tallWords(const byte* __restrict__ in, byte* __restrict__ out, i64 n) {
     cp_async_wait_all();
     __syncthreads();
   }
+  if constexpr ((GPB / 16) % 2 == 1) {
+    // S + P odd: groups sit 4 * (S + P) banks apart, an odd multiple of 4, so 8 consecutive groups
+    // start on the 8 multiples of 4 and a warp step of 8 groups x 4 words reads 32 banks, where
+    // consecutive tasks (a group's words, then the next group's) meet up to three to a bank.
+    constexpr int KB = (K + 3) / 4, STEPS = (NG + 7) / 8 * KB;
+    const int lane = threadIdx.x & 31;
 #pragma unroll 1
-  for (int t = threadIdx.x; t < T::TASKS; t += TW_THREADS) {
-    const int g = t / K, k = t - g * K;
-    const byte* const gp = groups + g * GPB + 4 * k;
-    unsigned w[R];
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      const int m = (i * SE) & 3;  // known once unrolled
-      const unsigned* p = reinterpret_cast<const unsigned*>(gp + i * SE - m);
-      w[i] = m == 0 ? p[0] : __funnelshift_r(p[0], p[1], 8 * m);
+    for (int st = threadIdx.x >> 5; st < STEPS; st += TW_THREADS / 32) {
+      const int gb = st / KB, g = 8 * gb + (lane >> 2), k = 4 * (st - gb * KB) + (lane & 3);
+      if (g < NG && k < K) tw_task<E, S, R, K, GPB, ORC>(groups, rows, g, k);
     }
-    constexpr int Q = 4 / E;  // output rows a task
-    unsigned q[4][Q];         // q[j][b]: word j of row Q*k + b's chunk
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if constexpr (E == 1) {
-        const unsigned lo01 = __byte_perm(w[4 * j], w[4 * j + 1], 0x5140), hi01 = __byte_perm(w[4 * j], w[4 * j + 1], 0x7362);
-        const unsigned lo23 = __byte_perm(w[4 * j + 2], w[4 * j + 3], 0x5140), hi23 = __byte_perm(w[4 * j + 2], w[4 * j + 3], 0x7362);
-        q[j][0] = __byte_perm(lo01, lo23, 0x5410), q[j][1] = __byte_perm(lo01, lo23, 0x7632);
-        q[j][2] = __byte_perm(hi01, hi23, 0x5410), q[j][3] = __byte_perm(hi01, hi23, 0x7632);
-      } else {
-        q[j][0] = __byte_perm(w[2 * j], w[2 * j + 1], 0x5410), q[j][1] = __byte_perm(w[2 * j], w[2 * j + 1], 0x7632);
-      }
-    }
-    int r = g + k;  // tw_chunk<E, ORC>(Q * k + b, g): row Q*k + b's rotation is k, and g + k < 2 * ORC
-    r -= r >= ORC ? ORC : 0;
-    byte* const dst = rows + 16 * (Q * k * ORC + r);
-#pragma unroll
-    for (int b = 0; b < Q; ++b) {
-      if (S % Q == 0 || Q * k + b < S)
-        *reinterpret_cast<uint4*>(dst + 16 * b * ORC) = make_uint4(q[0][b], q[1][b], q[2][b], q[3][b]);
+  } else {
+#pragma unroll 1
+    for (int t = threadIdx.x; t < T::TASKS; t += TW_THREADS) {
+      const int g = t / K;
+      tw_task<E, S, R, K, GPB, ORC>(groups, rows, g, t - g * K);
     }
   }
   __syncthreads();
