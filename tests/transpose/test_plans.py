@@ -763,14 +763,15 @@ def test_tallwords_tile(e, short):
     assert p in (0, best) and ways(best) < 2.0, (short, p, best, ways(best))
     ng = (w + dispatch.TW_LINE // e) * e // 16
     assert dispatch.tallwords_shared(e, short, w, dispatch.TW_LINE, False, p) == ng * 16 * (short + p) + 16 + \
-        short * (ng + 1) * 16 <= 114 * 1024
-    orc, q = ng + 1, 4 // e
+        short * (ng + 1) * 16 <= 113 * 1024  # 228 KiB an SM, 1 KiB of it reserved a block
+    orc, q, k_words = ng + 1, 4 // e, -(-short * e // 4)
+    span = min(8, k_words)  # consecutive bundles, 8 or all of them
     for g in range(ng):
-        for k0 in range(0, -(-short * e // 4) - 7):
+        for k0 in range(0, k_words - span + 1):
             for b in range(q):
-                chunks = [(q * k + b) * orc + (g + k) % orc for k in range(k0, k0 + 8)]  # tw_chunk
+                chunks = [(q * k + b) * orc + (g + k) % orc for k in range(k0, k0 + span)]  # tw_chunk
                 groups = Counter(x % 8 for x in chunks)
-                assert max(groups.values()) <= (1 if g + k0 + 7 < orc else 2), (short, g, k0, b)  # 2 where it wraps
+                assert max(groups.values()) <= (1 if g + k0 + span - 1 < orc else 2), (short, g, k0, b)  # 2: wraps
     assert dispatch.choose(e, dense(1, 1_000_000, short)).kind != "tall-words"  # rows of whole vectors: as before
     assert dispatch.choose(e, dense(1, short, 1_000_003)).kind != "tall-words"  # wide
 
