@@ -91,14 +91,15 @@ __device__ __forceinline__ void tw_store_rows(const byte* rows, byte* __restrict
 }
 
 // Step 3 for the inner tiles (neither first nor last) of rows not on LINE boundaries: the tile owns
-// exactly W*E bytes of each row, from the LINE boundary at or below its first byte. A warp stores
-// one row (CNT vectors a row, a multiple of 32), so the realignment is the same across the warp,
-// and each thread keeps its vector c while the rows advance by STEP.
+// exactly W*E bytes of each row, from the LINE boundary at or below its first byte. A row is CNT
+// vectors, a multiple of 32, so each warp stores within one row (a row spans CNT / 32 warps) and
+// its realignment is the same across the warp; each thread keeps its vector c while the rows
+// advance by STEP.
 template <int E, int S, int W, int LINE, int ORC, bool STREAM>
 __device__ __forceinline__ void tw_store_inner(const byte* rows, byte* __restrict__ out, i64 n, i64 p0) {
   constexpr int CNT = W * E / 16, STEP = TW_THREADS / CNT;
   static_assert(CNT % 32 == 0 && TW_THREADS % CNT == 0 && CNT + LINE / 16 < ORC && (S - 1) * E / 4 < ORC,
-                "one row a warp; a vector's two staged chunks and a row's rotation within 2 * ORC");
+                "whole warps a row; a vector's two staged chunks and a row's rotation within 2 * ORC");
   const i64 nb = n * E;
   const int c = threadIdx.x % CNT;
   int s = threadIdx.x / CNT;
