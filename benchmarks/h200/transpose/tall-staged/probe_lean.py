@@ -34,7 +34,7 @@ def long_side(e, s):
 
 def variants(e, s):
     from bwlab.workloads.transpose import plans
-    p = plans.TALL_WORDS[s][1] if e == 1 and s in plans.TALL_WORDS else bank_pad(s, e)
+    p = plans.TALL_WORDS[(e, s)][1] if (e, s) in plans.TALL_WORDS else bank_pad(s, e)
     return [(w, 32, False, p) for w in WS[e] if shared_bytes(e, s, w, 32, False, p) <= MAX_SHARED]
 
 

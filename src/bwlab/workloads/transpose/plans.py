@@ -848,9 +848,9 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
 # no pad at 20 (91.5-91.8 -> 94.2) and 39 (88.9 -> 93.0) too; then, with step 2's warps on 8 groups
 # x 4 words where S + P is odd (no bank read twice, probe-steps.txt), at 49 and 57 columns (skinnyWords
 # 88.7-89.1% -> 91.0-91.1%) and at uint16 45-47 columns on 256 positions (skinnyTile 89.4-89.9% ->
-# 90.7-91.8%) and 44 and 48 (90.7-90.9% -> 91.8-92.4% there; skinnyTile at 48 columns ran 89.96% in a
-# later run of every side), then uint16 49 (probe-u16-49.txt: 90.0 -> 91.4%; 50 and 51 level or
-# behind). Sector ownership matters: owning 16-byte vectors instead (every other tile boundary
+# 90.7-91.8%) and 44 and 48 (90.7-90.9% -> 91.8-92.6% there; skinnyTile at 48 columns ran 89.96% in a
+# later run of every side), then uint16 49 (probe-u16-49.txt, 3 rounds: 90.0 -> 91.4%; 50 and 51
+# level). Sector ownership matters: owning 16-byte vectors instead (every other tile boundary
 # mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
 TALL_WORDS: dict[tuple[int, int], tuple[int, int]] = {  # (element size, columns) -> (W, P)
     **{(1, s): (1024, 0) for s in (17, 18, 19, 21, 52)},
