@@ -113,47 +113,40 @@ def goals(case: Case, records) -> list[str]:
     return misses
 
 
+_MISALIGNED = "rows of {rows}x{cols} do not start on 16-byte boundaries: "
+# (kernel name prefixes, the cause of a miss), first match wins: tileWhole<16, before tileWhole
+_WHY = (
+    (("tileAlign",), _MISALIGNED + "tileAlign realigns them, at the cost of shuffles and a longer dependency "
+                                   "chain per tile"),
+    (("tileSector",), _MISALIGNED + "whole 32-byte sectors stored, but realigning in shared memory and gathering "
+                                    "bytes cost instructions"),
+    (("tileWholeWords",), _MISALIGNED + "whole 32-byte sectors stored, 4- or 8-byte word loads shifted and "
+                                        "transposed in registers"),
+    (("tileWhole<16,",), "{rows}x{cols} of 16-byte elements: whole 32-byte sectors stored, one load instruction "
+                         "per element"),
+    (("tileWhole",), _MISALIGNED + "whole 32-byte sectors stored, one load instruction per element"),
+    (("tileStage",), _MISALIGNED + "16-byte loads, but one store instruction per byte"),
+    (("tileScalar",), _MISALIGNED + "one load and one store instruction per element"),
+    (("tallWords",), "short side: input copied into shared memory, 4-byte words interleaved by byte permutes into "
+                     "staged output rows, every output sector written whole"),
+    (("wideWords",), "short side: rows copied into shared memory, 4-byte words interleaved by byte permutes, the "
+                     "output tile stored whole"),
+    (("widePerm", "tallPerm"), "short side: 4-byte words of each long row interleaved by byte permutes in registers"),
+    (("skinnyTile", "skinnyWords"), "short side: the padded shared tile, misaligned rows realigned on the way out"),
+    (("skinny",), "short side: the register transpose with realigned long rows"),
+    (("strided",), "no unit-stride axis to vectorise: element by element"),
+)
+
+
 def why_missed(case: Case, kernel: str) -> str:
     """What ran at this shape (kernel: explain()'s text), and the known cause of a miss."""
     rows, cols = view_shape(case)[-2:]
     name = kernel.split(":")[0]
-    if kernel.startswith("tileAlign"):
-        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: tileAlign realigns them, at the "
-                f"cost of shuffles and a longer dependency chain per tile ({name})")
-    if kernel.startswith("tileSector"):
-        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, but "
-                f"realigning in shared memory and gathering bytes cost instructions ({name})")
-    if kernel.startswith("tileWholeWords"):
-        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, "
-                f"4- or 8-byte word loads shifted and transposed in registers ({name})")
-    if kernel.startswith("tileWhole<16,"):
-        return (f"{rows}x{cols} of 16-byte elements: whole 32-byte sectors stored, one load instruction per "
-                f"element ({name})")
-    if kernel.startswith("tileWhole"):
-        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: whole 32-byte sectors stored, "
-                f"one load instruction per element ({name})")
-    if kernel.startswith("tileStage"):
-        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: 16-byte loads, but one store "
-                f"instruction per byte ({name})")
-    if kernel.startswith("tileScalar"):
-        return (f"rows of {rows}x{cols} do not start on 16-byte boundaries: one load and one store instruction "
-                f"per element ({name})")
-    if kernel.startswith("tallWords"):
-        return (f"short side: input copied into shared memory, 4-byte words interleaved by byte permutes into "
-                f"staged output rows, every output sector written whole ({name})")
-    if kernel.startswith("wideWords"):
-        return (f"short side: rows copied into shared memory, 4-byte words interleaved by byte permutes, the "
-                f"output tile stored whole ({name})")
-    if kernel.startswith(("widePerm", "tallPerm")):
-        return f"short side: 4-byte words of each long row interleaved by byte permutes in registers ({name})"
-    if kernel.startswith(("skinnyTile", "skinnyWords")):
-        return f"short side: the padded shared tile, misaligned rows realigned on the way out ({name})"
-    if kernel.startswith("skinny"):
-        return f"short side: the register transpose with realigned long rows ({name})"
-    if kernel.startswith("strided"):
-        return f"no unit-stride axis to vectorise: element by element ({name})"
+    for prefixes, why in _WHY:
+        if kernel.startswith(prefixes):
+            return why.format(rows=rows, cols=cols) + f" ({name})"
     if kernel.startswith("tileAny"):
         tr = int(kernel.split(",")[1])
         if rows < tr:
-            return f"{rows} rows fill {rows}/{tr} of each {tr}-row tile: the rest of the block idles ({kernel.split(':')[0]})"
+            return f"{rows} rows fill {rows}/{tr} of each {tr}-row tile: the rest of the block idles ({name})"
     return kernel
