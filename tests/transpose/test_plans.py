@@ -748,19 +748,25 @@ def _tallwords_pad(s, e=1, w=512):
     return min(range(8), key=lambda p: (round(ways(p), 3), p)), ways
 
 
+# Pads the dispatch takes that are neither the bank model's nor none: the H200's probe of pads 0-6
+# (benchmarks/h200/transpose/tall-pads/probe1.txt) ran them ahead of both.
+_PADS_MEASURED = {(1, 50): 4, (1, 62): 4, (2, 46): 4, (2, 50): 4}
+
+
 @pytest.mark.parametrize("e, short", sorted(dispatch.TALL_WORDS))
 def test_tallwords_tile(e, short):
     """tallWords (tallwords.cu): the dispatch takes it for tall uint8 and uint16 with rows off the 16-byte
-    grid and either the pad the bank model chose or none (which the copy-in prefers: its destinations
-    stay contiguous); the shared bytes launched match the kernel's tile and fit two blocks a
-    multiprocessor; the tile's staged rows rotate so that a quarter warp's 16-byte stores of 8
-    consecutive bundles fall in 8 bank groups (at most 2 to one where the rotation wraps)."""
+    grid and either the pad the bank model chose, or none (which the copy-in prefers: its destinations
+    stay contiguous), or one that ran ahead of both in a probe of pads (_PADS_MEASURED); the shared
+    bytes launched match the kernel's tile and fit two blocks a multiprocessor; the tile's staged
+    rows rotate so that a quarter warp's 16-byte stores of 8 consecutive bundles fall in 8 bank
+    groups (at most 2 to one where the rotation wraps)."""
     w, p = dispatch.TALL_WORDS[(e, short)]
     c = dispatch.choose(e, dense(1, 1_000_003, short))
     assert c.kind == "tall-words" and dispatch.tallwords_shape(c) == (e, short, w, dispatch.TW_LINE, False, p)
     assert c.expression in dispatch.expressions()[dispatch.TALLWORDS]
     best, ways = _tallwords_pad(short, e, w)
-    assert p in (0, best) and ways(best) < 2.0, (short, p, best, ways(best))
+    assert p in (0, best, _PADS_MEASURED.get((e, short))) and ways(best) < 2.0, (short, p, best, ways(best))
     ng = (w + dispatch.TW_LINE // e) * e // 16
     assert dispatch.tallwords_shared(e, short, w, dispatch.TW_LINE, False, p) == ng * 16 * (short + p) + 16 + \
         short * (ng + 1) * 16 <= 113 * 1024  # 228 KiB an SM, 1 KiB of it reserved a block

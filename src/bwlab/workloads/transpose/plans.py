@@ -850,15 +850,20 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
 # 88.7-89.1% -> 91.0-91.1%) and at uint16 45-47 columns on 256 positions (skinnyTile 89.4-89.9% ->
 # 90.7-91.8%) and 44 and 48 (90.7-90.9% -> 91.8-92.6% there; skinnyTile at 48 columns ran 89.96% in a
 # later run of every side), then uint16 49 (probe-u16-49.txt, 3 rounds: 90.0 -> 91.4%; 50 and 51
-# level). Sector ownership matters: owning 16-byte vectors instead (every other tile boundary
+# level). Pads 0, 2, 4 and 6 on the sides the runs of every side had left within a point of 90%
+# (benchmarks/h200/transpose/tall-pads/probe1.txt, 4 rounds, the variants in a rotated order):
+# uint16 50 columns 85.9% on skinnyTile in that run (90.4-90.9% before) against 90.7-91.5% on
+# tallWords' 256 positions, 91.5% with 4 pad chunks; 4 pads at uint16 46 (90.5 -> 91.0%), uint8 50
+# (88.6 -> 90.6%, its rounds spread over 5 points) and 62 (88.9 -> 89.3%), none at uint8 45 (91.1 ->
+# 91.6%); at uint8 59-61 and 63 no pad was ahead of the table's. Sector ownership matters: owning 16-byte vectors instead (every other tile boundary
 # mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
 TALL_WORDS: dict[tuple[int, int], tuple[int, int]] = {  # (element size, columns) -> (W, P)
     **{(1, s): (1024, 0) for s in (17, 18, 19, 21, 52)},
-    **{(1, s): (512, 0) for s in (20, 22, 23, 25, *range(29, 32), 33, *range(34, 40), 41, 42, 43, 44, 46, 48,
-                                   49, 50, 51, 53, 54, 55, 57, 58, 59, 60, 61, 63)},
-    (1, 32): (512, 2), (1, 40): (512, 2), (1, 45): (512, 6), (1, 47): (512, 4), (1, 56): (512, 2), (1, 62): (512, 6),
+    **{(1, s): (512, 0) for s in (20, 22, 23, 25, *range(29, 32), 33, *range(34, 40), 41, 42, 43, 44, 45, 46,
+                                   48, 49, 51, 53, 54, 55, 57, 58, 59, 60, 61, 63)},
+    (1, 32): (512, 2), (1, 40): (512, 2), (1, 47): (512, 4), (1, 50): (512, 4), (1, 56): (512, 2), (1, 62): (512, 4),
     (1, 64): (512, 4),
-    **{(2, s): (256, 0) for s in (44, 45, 46, 47, 48, 49)},
+    **{(2, s): (256, 0) for s in (44, 45, 47, 48, 49)}, (2, 46): (256, 4), (2, 50): (256, 4),
 }
 TW_LINE = 32
 TW_THREADS = 256
