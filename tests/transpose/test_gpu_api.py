@@ -308,15 +308,62 @@ def _big(shape, dtype):
     return x
 
 
+@pytest.mark.parametrize("align", [16, 32])
+def test_words_tile_of_aligned_input_rows(align):
+    """tileWholeWords' no-shift tiles (the dispatch's where the input's rows start on 16-byte
+    boundaries and the output's do not; on 32-byte ones, bytes on 8-byte loads), forced on such
+    layouts: row slices of a wider parent at aligned offsets, reversed rows, batches with a
+    negative batch stride, extents around the tile and below it; then through the public API,
+    which takes them."""
+    import cupy
+
+    from bwlab.core.arrays import as_operand
+    from bwlab.workloads.transpose.calls import kernel_runner
+
+    stream = cupy.cuda.get_current_stream().ptr
+    tiles = dispatch.WORDS_ALIGNED_IN if align == 16 else dispatch.WORDS_ALIGNED_IN_32
+    for e, cfg in tiles.items():
+        dt, v = {1: "u1", 2: "u2"}[e], align // e  # v: elements in `align` bytes
+        c = dispatch.Choice("words", e, dispatch.WHOLE, dispatch.tile_expression(e, cfg, "tileWholeWords"), cfg[2])
+        tr, tc = cfg[:2]
+        for rows, cols in ((257, 2 * v), (1, 5 * v), (131, v), (tr + 3, tc + v), (3 * tr + 1, 2 * tc - v),
+                           (2 * tr - 1, 7 * v)):
+            host = verify.random_host((3, rows + 3, cols + 3 * v), dt)
+            big = cupy.asarray(host)
+            for sl in (np.s_[1, 1:rows + 1, v:v + cols], np.s_[1, rows + 1:1:-1, 2 * v:2 * v + cols],
+                       np.s_[::-1, 2:rows + 2, :cols], np.s_[::2, 1:rows + 1, v:v + cols]):
+                x = big[sl]
+                xo = as_operand(x, "x")
+                lay = dispatch.layout_of(xo.shape, xo.strides)
+                assert xo.ptr % align == 0 and lay.rs * e % align == 0
+                out = cupy.empty(x.shape[:-2] + (cols, rows), dt)
+                verify.poison(out)
+                kernel_runner(c, lay, xo)(xo.ptr, out.data.ptr, stream)
+                want = np.ascontiguousarray(np.swapaxes(host[sl], -1, -2))
+                assert verify.compare(out.get(), want).ok, (c.expression, rows, cols, sl)
+        for shape in ((2, 1001, 48 * v), (4099, 64 * v), (3 * tr + 5, 11 * v)):
+            x = cupy.asarray(verify.random_host(shape, dt))  # fresh: 256-byte aligned
+            sector = shape[-1] * e % 32 == 0 and e in dispatch.WORDS_ALIGNED_IN_32
+            want = dispatch.tile_expression(e, (dispatch.WORDS_ALIGNED_IN_32 if sector else
+                                                dispatch.WORDS_ALIGNED_IN)[e], "tileWholeWords")
+            assert bwlab.explain_transpose(x).startswith(want), bwlab.explain_transpose(x)
+            out = bwlab.transpose(x)
+            assert verify.compare(out.get(), np.ascontiguousarray(np.swapaxes(x.get(), -1, -2))).ok, shape
+
+
 @pytest.mark.parametrize("shape, dtype", [
     ((3, 32768, 32768), "uint8"),          # 3.2e9 elements, tile vector path, batched
     ((46341, 46341), "uint16"),            # 2.1e9 elements, misaligned rows (odd extents)
     ((46341, 46343), "uint32"),            # ... of 4 bytes
     ((46341, 46343), "uint64"),            # ... of 8 bytes (tileWhole)
     ((46341, 46343), "complex128"),        # 16-byte elements (tileWhole), 34 GB each way
+    ((46341, 46352), "uint8"),             # input rows aligned, output rows not (tileWholeWords, no shift)
+    ((46341, 46368), "uint8"),             # ... on 32-byte boundaries (8-byte loads)
+    ((46341, 46344), "uint16"),            # ... of 2 bytes
     ((1_000_000_000, 3), "uint8"),         # 3e9 elements, tall skinny
     ((3, 1_000_000_000), "uint8"),         # wide skinny
-], ids=["batch-u8", "odd-u16", "odd-u32", "odd-u64", "odd-c16", "tall-u8", "wide-u8"])
+], ids=["batch-u8", "odd-u16", "odd-u32", "odd-u64", "odd-c16", "ain-u8", "ain32-u8", "ain-u16", "tall-u8",
+                                     "wide-u8"])
 def test_over_2_31_elements(shape, dtype):
     import cupy
 
@@ -326,6 +373,10 @@ def test_over_2_31_elements(shape, dtype):
     x = _big(shape, dtype)
     assert x.size > 2**31
     kernel = {"uint64": "tileWhole<8,", "complex128": "tileWhole<16,"}.get(dtype)
+    if shape in ((46341, 46352), (46341, 46344)):  # only the output's rows misaligned
+        kernel = "tileWholeWords<%d,128,128," % np.dtype(dtype).itemsize
+    if shape == (46341, 46368):  # ... and the input's on 32-byte boundaries
+        kernel = "tileWholeWords<1,128,256,"
     assert kernel is None or bwlab.explain_transpose(x).startswith(kernel), bwlab.explain_transpose(x)
     out = cupy.empty(shape[:-2] + (shape[-1], shape[-2]), dtype)
     verify.poison(out)

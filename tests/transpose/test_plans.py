@@ -329,6 +329,47 @@ def test_small_misaligned_byte_calls_keep_the_shorter_tile(monkeypatch):
         dispatch.tile_expression(2, (64, 62, 128), "tileWholeWords")
 
 
+def test_aligned_input_rows_take_the_no_shift_words_tile():
+    """Where only the output's rows are misaligned (x's pointer, row pitch and batch stride on
+    16-byte boundaries), 1- and 2-byte transposes take WORDS_ALIGNED_IN's tile, of 32 words'
+    columns; a misaligned pointer, pitch or batch stride keeps the shifting tile, as do 4-byte
+    elements; the tiles launch in the kernel's shared bytes and are among the built expressions."""
+    for e, cfg in dispatch.WORDS_ALIGNED_IN.items():
+        v = 16 // e
+        expr = dispatch.tile_expression(e, cfg, "tileWholeWords")
+        assert dispatch.words_aligned_input(cfg) and cfg[1] == 32 * (4 // e) * (2 if e == 2 else 1)
+        assert e not in dispatch.WORDS_ALIGNED_IN_32 or dispatch.WORDS_ALIGNED_IN_32[e] != cfg
+        assert expr in dispatch.expressions()[dispatch.WHOLE]
+        for shape, strides in (((16389, 1024 * v), (1024 * v, 1)), ((4, 8191, 64 * v), (8191 * 64 * v, 64 * v, 1)),
+                               ((1001, 96 * v), (-96 * v, 1)), ((3, 257, 40 * v), (-257 * 40 * v, 40 * v, 1)),
+                               ((257, 8 * v + 3), (16 * v, 1))):  # a row slice, pitch aligned
+            c = dispatch.choose(e, dispatch.layout_of(shape, strides))
+            assert c.expression == expr and "aligned input rows" in c.reason, (shape, c.label)
+            assert dispatch.tile_shape(c) == cfg[:2]
+        for shape, strides, x_aligned in (((16389, 1024 * v), (1024 * v, 1), False),  # pointer off 16 bytes
+                                          ((16389, 1024 * v), (1024 * v + 1, 1), True),  # pitch off
+                                          ((4, 8191, 64 * v), (8191 * 64 * v + 1, 64 * v, 1), True),  # batch off
+                                          ((16383, 16389), (16389, 1), True)):  # misaligned rows
+            c = dispatch.choose(e, dispatch.layout_of(shape, strides), x_aligned=x_aligned)
+            kind, cfg0 = dispatch.misaligned_choice(e, nbytes=int(np.prod(shape)) * e)
+            assert kind == "words" and c.expression == dispatch.tile_expression(e, cfg0, "tileWholeWords"), \
+                (shape, strides, x_aligned, c.label)
+    assert dispatch.choose(4, dispatch.layout_of((16389, 4096), (4096, 1))).kind == "whole"
+    for e, tiles in dispatch.WORDS_CANDIDATES.items():
+        assert not any(dispatch.words_aligned_input(cfg) for cfg in tiles)
+    # rows and pointer on 32-byte boundaries: bytes take 8-byte loads a lane (256 bytes of a row)
+    for e, cfg in dispatch.WORDS_ALIGNED_IN_32.items():
+        expr = dispatch.tile_expression(e, cfg, "tileWholeWords")
+        assert dispatch.words_aligned_input(cfg) and expr in dispatch.expressions()[dispatch.WHOLE]
+        sector = dispatch.layout_of((33331, 8192), (8192, 1))
+        assert dispatch.choose(e, sector, x_sector=True).expression == expr
+        for lay, x_sector in ((sector, False), (dispatch.layout_of((16389, 16400), (16400, 1)), True),
+                              (dispatch.layout_of((2, 8191, 8192), (8191 * 8192 + 16, 8192, 1)), True)):
+            assert dispatch.choose(e, lay, x_sector=x_sector).expression == \
+                dispatch.tile_expression(e, dispatch.WORDS_ALIGNED_IN[e], "tileWholeWords")
+        assert dispatch.words_shared(e, cfg) > 48 * 1024  # past the static limit: dynamic shared memory
+
+
 def test_words_blocks_cap_the_registers():
     """The launch bounds take the blocks: each tile compiles to registers that fit that many blocks
     an SM (under the kernel's default bounds the uint8 tile took 56 and the uint16 one 58)."""

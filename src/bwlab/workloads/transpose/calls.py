@@ -6,8 +6,8 @@ bit for bit. Launches go to the caller's current stream (torch's for a torch ten
 
 A call's plan (which kernel, its grid and packed arguments, and the checks of `out`) depends
 only on the call's signature: the kind of array, shape, strides, dtype, device, whether the
-pointers are 16-byte aligned, and the same of `out`. It is made once and cached, so a
-repeated call costs a dictionary lookup, an allocation, an overlap test and a launch.
+pointers are 16-byte aligned (x's also whether 32-byte), and the same of `out`. It is made once and
+cached, so a repeated call costs a dictionary lookup, an allocation, an overlap test and a launch.
 """
 from __future__ import annotations
 
@@ -172,7 +172,8 @@ def _make_plan(x: Operand, out: Optional[Operand]) -> Plan:
     tuned = device_plan(x.device) if x.size else None
     xs, os_ = flip_shifts(lay, x.itemsize) if lay.cs == -1 else (0, 0)  # where a flip reads and writes
     choice = plans.choose(x.itemsize, lay, tuned, (x.ptr + xs) % 16 == 0,
-                          ((0 if out is None else out.ptr) + os_) % 16 == 0)  # new results: 256-aligned
+                          ((0 if out is None else out.ptr) + os_) % 16 == 0,  # new results: 256-aligned
+                          x_sector=(x.ptr + xs) % 32 == 0)
     if choice.kind == "empty":
         runner = lambda xp, op, stream: None  # noqa: E731
     elif choice.kind == "copy":
@@ -191,7 +192,7 @@ def run(x, out=None, stream=None):
     sx = signature(x)
     so = signature(out) if out is not None else None
     if sx is not None and (out is None or so is not None) and sx[4] >= 0:
-        key = (sx[:5], sx[5] % 16, None if so is None else (so[:5], so[5] % 16))
+        key = (sx[:5], sx[5] % 32, None if so is None else (so[:5], so[5] % 16))
         p = _plans.get(key)
         xp = sx[5]
         if p is None:

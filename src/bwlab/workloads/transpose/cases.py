@@ -18,6 +18,8 @@ GOAL_NOTE = ("goals: at least 90% of cudaMemcpy for every input of at least 256 
 SUITES = ("main", "misaligned", "skinny", "views", "small")
 # Odd extents of about 256 MiB per element size (rows and columns not a multiple of 16 bytes).
 MISALIGNED = {1: (16383, 16389), 2: (11587, 11593), 4: (8193, 8199), 8: (5793, 5799), 16: (4097, 4103)}
+# and with only the output's rows off the 16-byte grid (an odd number of rows, aligned columns)
+MISALIGNED_OUT = {1: (16389, 16384), 2: (11593, 11584), 4: (8199, 8192), 8: (5799, 5792)}
 SHORT_SIDES = (1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 24, 31, 32, 33, 48, 63, 64)
 SMALL_SIDES = (32, 64, 128, 256, 512, 1024)  # square float32: 4 KiB to 4 MiB
 # Views of a 16384 x 16384 base: (what users write, the view).
@@ -55,6 +57,8 @@ def bench_cases(suite: str = "main", all_dtypes: bool = False) -> list[Case]:
             r, c = MISALIGNED[ITEMSIZE[d]]
             out += [Case((r, c), d, (("class", "misaligned extents"),)),
                     Case((4, r // 2, c), d, (("class", "misaligned extents"),))]
+            if ITEMSIZE[d] in MISALIGNED_OUT:
+                out.append(Case(MISALIGNED_OUT[ITEMSIZE[d]], d, (("class", "misaligned extents"),)))
         return out
     if suite == "skinny":
         out = []

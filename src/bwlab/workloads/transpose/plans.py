@@ -256,6 +256,21 @@ MISALIGNED_DEFAULT: dict[int, tuple[str, tuple[int, int, int]]] = {
 # -1.0 to +1.6 (+0.2 on average), where one round of the tile before ran at 80.5-84.9% on four of
 # six shapes (benchmarks/h200/transpose/words-occupancy: probe5.txt, probe6.txt, probe4-hint.txt).
 MISALIGNED_SMALL: dict[int, tuple[int, tuple[str, tuple[int, int, int]]]] = {1: (256 << 20, ("words", (128, 124, 256)))}
+# tileWholeWords' tile where only the output's rows are misaligned (the input's rows and pointer on
+# 16-byte boundaries): 32 words' columns a warp, no shift (whole.cu). On the H200
+# (benchmarks/h200/transpose/words-ain, 3 rounds, every output bit-exact first): uint8 89.8-93.7% of
+# a copy on 8 shapes of 256-537 MiB where the dispatch's tile ran 85.6-88.4% (16389x16384 87.3 ->
+# 92.6%, 65537x4096 85.6 -> 93.4%), and 91.0-94.2% against 84.7-89.3% at 64-96 MiB (70.0 against 64.6%
+# at 16 MiB, in L2); the byte tile of 256 rows in 32 words' columns (3 blocks an SM) was behind it
+# everywhere (84.4-91.5%, under the dispatch's tile at 3 shapes). uint16 93.8-94.3% against
+# 85.3-92.0% on 4 shapes (50257x4096 85.3 -> 93.8%). A plan from `bwlab tune transpose` (measured on
+# misaligned inputs) does not change it. Where the input's rows and pointer lie on 32-byte
+# boundaries, bytes take 8-byte loads a lane (64 words' columns a warp: 256 bytes of a row, 8 whole
+# sectors): 93.3-93.9% of a copy on 5 such shapes against 90.2-93.5% (words-ain/probe3.txt;
+# 33331x8192 90.2 -> 93.5%, 50257x8192 90.3 -> 93.4%), but 88.7% against 89.5% at a row pitch of
+# 16400 bytes, half its rows mid-sector.
+WORDS_ALIGNED_IN: dict[int, tuple[int, int, int]] = {1: (128, 128, 256), 2: (128, 128, 256)}
+WORDS_ALIGNED_IN_32: dict[int, tuple[int, int, int]] = {1: (128, 256, 256)}
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),
                       "sector": ("tileSector", SECTOR), "whole": ("tileWhole", WHOLE),
                       "words": ("tileWholeWords", WHOLE)}
@@ -330,17 +345,24 @@ WORDS_BLOCKS: dict[tuple[int, tuple[int, int, int]], int] = {(1, (256, 124, 512)
                                                             (2, (192, 124, 384)): 3}
 
 
+def words_aligned_input(cfg: tuple[int, int, int]) -> bool:
+    """Whether a tileWholeWords tile is the form for inputs whose rows start on 16-byte boundaries
+    (32 words' columns a warp, where the other form's 31 leave room for each row's shift)."""
+    return cfg[1] % 31 != 0
+
+
 def words_shared(itemsize: int, cfg: tuple[int, int, int]) -> int:
     """Dynamic shared bytes a tileWholeWords tile launches with: its tile's (whole.cu's WordsTile)
     where they pass the static 48 KiB, else 0. Tiles of 62 words' columns (8-byte loads a lane)
-    hold twice the columns."""
+    hold twice the columns; tiles of 32 words' columns (rows of an aligned input) no spare ones."""
     tr, tc, threads = cfg
     g, h = 4 // itemsize, 32 // itemsize
-    lw = tc // (31 * g)  # words a lane loads of each row
+    ain = words_aligned_input(cfg)
+    lw = tc // ((32 if ain else 31) * g)  # words a lane loads of each row
     rsp = g * threads // 32
     rows = min(cdiv(tr + h - 1, rsp) * rsp, tr + h)
     cp = (36 + (12 if lw == 1 else 4 * (2 * g - 1)) + rows * itemsize + 7) // 8 * 8 + 4
-    nbytes = (tc + lw * g) * cp
+    nbytes = (tc + (0 if ain else lw * g)) * cp
     return nbytes if nbytes > 48 * 1024 else 0
 
 
@@ -855,8 +877,9 @@ def widewords_shared(itemsize: int, short: int, positions: int) -> int:
 # uint16 50 columns 85.9% on skinnyTile in that run (90.4-90.9% before) against 90.7-91.5% on
 # tallWords' 256 positions, 91.5% with 4 pad chunks; 4 pads at uint16 46 (90.5 -> 91.0%), uint8 50
 # (88.6 -> 90.6%, its rounds spread over 5 points) and 62 (88.9 -> 89.3%), none at uint8 45 (91.1 ->
-# 91.6%); at uint8 59-61 and 63 no pad was ahead of the table's. Sector ownership matters: owning 16-byte vectors instead (every other tile boundary
-# mid-sector), it ran 1-8 points slower at most sides (probe-sectors.txt).
+# 91.6%); at uint8 59-61 and 63 no pad was ahead of the table's. Sector ownership matters: owning
+# 16-byte vectors instead (every other tile boundary mid-sector), it ran 1-8 points slower at most
+# sides (probe-sectors.txt).
 TALL_WORDS: dict[tuple[int, int], tuple[int, int]] = {  # (element size, columns) -> (W, P)
     **{(1, s): (1024, 0) for s in (17, 18, 19, 21, 52)},
     **{(1, s): (512, 0) for s in (20, 22, 23, 25, *range(29, 32), 33, *range(34, 40), 41, 42, 43, 44, 45, 46,
@@ -907,6 +930,8 @@ def expressions() -> dict[Path, list[str]]:
     sectors = [tile_expression(e, c, "tileSector") for e, cs in SECTOR_CANDIDATES.items() for c in cs]
     wholes = [tile_expression(e, c, "tileWhole") for e, cs in WHOLE_CANDIDATES.items() for c in cs]
     wholes += [tile_expression(e, c, "tileWholeWords") for e, cs in WORDS_CANDIDATES.items() for c in cs]
+    wholes += [tile_expression(e, c, "tileWholeWords") for t in (WORDS_ALIGNED_IN, WORDS_ALIGNED_IN_32)
+               for e, c in t.items()]
     return {ANY: tiles, ALIGN: aligns, SCALAR: scalars, STAGE: stages, SECTOR: sectors, WHOLE: wholes,
             SKINNY: skinny,
             # wide 1-, 2- and 4-byte matrices all take widePerm: no wide skinnyTile for them, and
@@ -940,9 +965,9 @@ def pitched_expression(itemsize: int, vec: bool) -> str:
 
 
 def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: bool = True,
-           out_aligned: bool = True) -> Choice:
+           out_aligned: bool = True, x_sector: bool = False) -> Choice:
     """The kernel for a transpose of itemsize-byte elements laid out as lay; x_aligned /
-    out_aligned: the data pointers are 16-byte aligned."""
+    out_aligned: the data pointers are 16-byte aligned; x_sector: x's is 32-byte aligned."""
     if itemsize not in ITEMSIZES:
         raise ValueError(f"element size {itemsize} bytes not supported (supported: {ITEMSIZES})")
     batch, rows, cols = lay.batch, lay.rows, lay.cols
@@ -1028,6 +1053,14 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
                           f"{cfg[0]}x{cfg[1]} tile, {cfg[2]} threads ({src})")
     nbytes = batch * rows * cols * itemsize
     kind, cfg = misaligned_choice(itemsize, plan, nbytes)
+    # the input's rows on 16-byte boundaries (only the output's off them): the no-shift word tile
+    aligned_in = (kind == "words" and x_aligned and lay.rs * itemsize % 16 == 0
+                  and (batch == 1 or lay.bstride * itemsize % 16 == 0))
+    if aligned_in:
+        cfg = WORDS_ALIGNED_IN[itemsize]
+        if (itemsize in WORDS_ALIGNED_IN_32 and x_sector and lay.rs * itemsize % 32 == 0
+                and (batch == 1 or lay.bstride * itemsize % 32 == 0)):
+            cfg = WORDS_ALIGNED_IN_32[itemsize]
     kernel, source = MISALIGNED_KERNELS[kind]
     why = ("pointers not 16-byte aligned" if not aligned else f"row pitch {lay.rs} (a slice)" if lay.rs != cols
            else "16-byte elements, output sectors written whole" if itemsize == 16
@@ -1037,7 +1070,11 @@ def choose(itemsize: int, lay: Layout, plan: Optional[dict] = None, x_aligned: b
            "sector": "realigned 16-byte loads, whole 32-byte sectors stored",
            "whole": "element loads, whole 32-byte sectors stored",
            "words": "4-byte word loads, whole 32-byte sectors stored"}[kind]
-    src = (f"built-in for calls under {MISALIGNED_SMALL[itemsize][0] >> 20} MiB" if misaligned_small(itemsize, nbytes)
+    if aligned_in:
+        how = "word loads of aligned input rows (no shift), whole 32-byte sectors stored"
+    small = misaligned_small(itemsize, nbytes)
+    src = ("built-in for aligned input rows" if aligned_in
+           else f"built-in for calls under {MISALIGNED_SMALL[itemsize][0] >> 20} MiB" if small
            else "plan" if plan and ("misaligned", itemsize) in plan else "built-in default")
     return Choice(kind, itemsize, source, tile_expression(itemsize, cfg, kernel), cfg[2],
                   f"{why}: {how}, {cfg[0]}x{cfg[1]} tile ({src})")

@@ -135,10 +135,16 @@ tileWhole(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i64 col
 // is taken once: recomputed for each pass inside a branch, they cost about 16 instructions a
 // pass. Tiles past 48 KiB take dynamic shared memory. MINB: blocks an SM for the launch bounds
 // (plans.WORDS_BLOCKS): the loads wait on memory latency, so more warps an SM help.
+// Where only the output's rows are misaligned (the input's start on 16-byte boundaries), tiles of
+// TC = 32*L*G columns need no shift: each lane's words are its own G*L columns, no shuffle, and a
+// warp's 128 bytes of a row are 4 whole sectors.
 template <int E, int TR, int TC, int THREADS>
 struct WordsTile {
   static constexpr int G = 4 / E;                        // elements a word
-  static constexpr int L = TC / (31 * G);                // words a lane loads of each row: 1 or 2
+  // AIN (tiles of 32*L*G columns): the input's rows start on 16-byte boundaries, so every row
+  // segment of a tile does too: no shifts, and every lane's words are its own columns
+  static constexpr bool AIN = TC % 31 != 0;
+  static constexpr int L = TC / ((AIN ? 32 : 31) * G);   // words a lane loads of each row: 1 or 2
   static constexpr int H = 32 / E, VE = 16 / E;
   static constexpr int RSP = G * (THREADS / 32);         // rows a pass: G a warp
   static constexpr int NP = (TR + H - 1 + RSP - 1) / RSP;  // passes
@@ -151,9 +157,9 @@ struct WordsTile {
   // bytes a column: the head sector's 32, the rows, a word read past them, the bank offset;
   // an odd number of words
   static constexpr int CP = (36 + BANK + ROWS * E + 7) / 8 * 8 + 4;
-  static constexpr int BYTES = (TC + L * G) * CP;  // and lane 31's spare columns
+  static constexpr int BYTES = (TC + (AIN ? 0 : L * G)) * CP;  // and lane 31's spare columns
   static constexpr bool DYNAMIC = BYTES > 48 * 1024;  // past the static limit: dynamic shared memory
-  static_assert(E <= 2 && TC == 31 * L * G && (L == 1 || L == 2) && TR % H == 0 && THREADS % 32 == 0,
+  static_assert(E <= 2 && TC == (AIN ? 32 : 31) * L * G && (L == 1 || L == 2) && TR % H == 0 && THREADS % 32 == 0,
                 "words of 1- and 2-byte elements, one or two a lane");
   static_assert(NP * G * L <= 40, "loads in flight a thread");
 };
@@ -182,6 +188,7 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
   typedef WordsTile<E, TR, TC, THREADS> W;
   constexpr int G = W::G, L = W::L, H = W::H, VE = W::VE, RSP = W::RSP, NP = W::NP, ROWS = W::ROWS, TV = W::TV,
                 NV = W::NV, CP = W::CP;
+  constexpr bool AIN = W::AIN;
   constexpr unsigned AM = 4 * L - 1;  // the loads' alignment, less one
   __shared__ __align__(16) byte s_static[W::DYNAMIC ? 16 : W::BYTES];
   extern __shared__ __align__(16) byte words_dynamic[];
@@ -199,7 +206,8 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
     tile_at<TR, TC>(t, tiles_r, per_matrix, b, r0, c0);
     {
       const byte* const first = in + (b * bstride + r0 * ld + c0) * E;  // the tile's first row segment
-      const unsigned ph0 = (unsigned)reinterpret_cast<u64>(first) & AM, mr = (unsigned)ldb & AM;
+      // AIN: every row's shift is 0 (the host checks the input's alignment)
+      const unsigned ph0 = AIN ? 0u : (unsigned)reinterpret_cast<u64>(first) & AM, mr = AIN ? 0u : (unsigned)ldb & AM;
       const byte* x = first + 4 * L * lane + wrow * ldb;  // less its row's shift: the lane's aligned words
       const u64 e0 = reinterpret_cast<u64>(first), e1 = reinterpret_cast<u64>(first + (ROWS - 1) * ldb);
       const u64 lo = (min(e0, e1) & ~(u64)AM), hi = (max(e0, e1) & ~(u64)AM) + 128 * L;
@@ -242,6 +250,11 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         unsigned w[L][G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {  // columns G*L*lane .. + G*L-1 of row i: this lane's words and the next's
+          if constexpr (AIN) {
+#pragma unroll
+            for (int h = 0; h < L; ++h) w[h][g] = v[p][g][h];
+            continue;
+          }
           const unsigned sh = (ph0 + (unsigned)(wrow + p * RSP + g) * mr) & AM;
           const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g][0], 1);
           if constexpr (L == 1) {
