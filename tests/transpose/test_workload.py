@@ -72,4 +72,10 @@ def test_goals_name_each_miss_with_its_reason():
 
 def test_why_missed_names_the_kernel_and_the_cause():
     assert "realigns them" in W.why_missed(Case((16383, 16389), "uint8"), "tileAlign<1,128,256,512>: x")
+    shifted = W.why_missed(Case((16383, 16389), "uint8"), "tileWholeWords<1,256,124,512,3>: x")
+    assert "rows of 16383x16389 do not start" in shifted and "shifted" in shifted
+    for kernel in ("tileWholeWords<1,128,128,256>: x", "tileWholeWords<1,128,256,256>: x",
+                   "tileWholeWords<2,128,128,256>: x"):  # only the output's rows misaligned: nothing shifted
+        why = W.why_missed(Case((16389, 16384), "uint8"), kernel)
+        assert why.startswith("output rows of 16384x16389 do not start") and "shifted" not in why, why
     assert "fill 64/128" in W.why_missed(Case((64, 4194304), "uint8"), "tileAny<1,128,256,512>: x")

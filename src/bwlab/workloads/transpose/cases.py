@@ -3,6 +3,7 @@ case with the reason for every miss."""
 from __future__ import annotations
 
 from ...core.workload import Case
+from . import plans
 from .reference import ALL_DTYPES, ITEMSIZE
 
 LADDER_CASE = Case((16384, 16384), "float32")
@@ -124,6 +125,10 @@ _WHY = (
                                    "chain per tile"),
     (("tileSector",), _MISALIGNED + "whole 32-byte sectors stored, but realigning in shared memory and gathering "
                                     "bytes cost instructions"),
+    (tuple(f"tileWholeWords<{e},{tr},{tc},{th}" for t in (plans.WORDS_ALIGNED_IN, plans.WORDS_ALIGNED_IN_32)
+           for e, (tr, tc, th) in t.items()),
+     "output rows of {cols}x{rows} do not start on 16-byte boundaries: whole 32-byte sectors stored, aligned "
+     "4- or 8-byte word loads transposed in registers"),
     (("tileWholeWords",), _MISALIGNED + "whole 32-byte sectors stored, 4- or 8-byte word loads shifted and "
                                         "transposed in registers"),
     (("tileWhole<16,",), "{rows}x{cols} of 16-byte elements: whole 32-byte sectors stored, one load instruction "

@@ -264,9 +264,9 @@ MISALIGNED_SMALL: dict[int, tuple[int, tuple[str, tuple[int, int, int]]]] = {1: 
 # at 16 MiB, in L2); the byte tile of 256 rows in 32 words' columns (3 blocks an SM) was behind it
 # everywhere (84.4-91.5%, under the dispatch's tile at 3 shapes). uint16 93.8-94.3% against
 # 85.3-92.0% on 4 shapes (50257x4096 85.3 -> 93.8%). A plan from `bwlab tune transpose` (measured on
-# misaligned inputs) does not change it. Where the input's rows and pointer lie on 32-byte
-# boundaries, bytes take 8-byte loads a lane (64 words' columns a warp: 256 bytes of a row, 8 whole
-# sectors): 93.3-93.9% of a copy on 5 such shapes against 90.2-93.5% (words-ain/probe3.txt;
+# misaligned inputs) changes it only by naming another kernel than tileWholeWords. Where the input's
+# rows and pointer lie on 32-byte boundaries, bytes take 8-byte loads a lane (64 words' columns a
+# warp: 256 bytes of a row, 8 whole sectors): 93.3-93.9% of a copy on 5 such shapes against 90.2-93.5% (words-ain/probe3.txt;
 # 33331x8192 90.2 -> 93.5%, 50257x8192 90.3 -> 93.4%), but 88.7% against 89.5% at a row pitch of
 # 16400 bytes, half its rows mid-sector.
 WORDS_ALIGNED_IN: dict[int, tuple[int, int, int]] = {1: (128, 128, 256), 2: (128, 128, 256)}
