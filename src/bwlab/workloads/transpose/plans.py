@@ -266,9 +266,9 @@ MISALIGNED_SMALL: dict[int, tuple[int, tuple[str, tuple[int, int, int]]]] = {1: 
 # 85.3-92.0% on 4 shapes (50257x4096 85.3 -> 93.8%). A plan from `bwlab tune transpose` (measured on
 # misaligned inputs) changes it only by naming another kernel than tileWholeWords. Where the input's
 # rows and pointer lie on 32-byte boundaries, bytes take 8-byte loads a lane (64 words' columns a
-# warp: 256 bytes of a row, 8 whole sectors): 93.3-93.9% of a copy on 5 such shapes against 90.2-93.5% (words-ain/probe3.txt;
-# 33331x8192 90.2 -> 93.5%, 50257x8192 90.3 -> 93.4%), but 88.7% against 89.5% at a row pitch of
-# 16400 bytes, half its rows mid-sector.
+# warp: 256 bytes of a row, 8 whole sectors): 93.3-93.9% of a copy on 5 such shapes against
+# 90.2-93.5% (words-ain/probe3.txt; 33331x8192 90.2 -> 93.5%, 50257x8192 90.3 -> 93.4%), but 88.7%
+# against 89.5% at a row pitch of 16400 bytes, half its rows mid-sector.
 WORDS_ALIGNED_IN: dict[int, tuple[int, int, int]] = {1: (128, 128, 256), 2: (128, 128, 256)}
 WORDS_ALIGNED_IN_32: dict[int, tuple[int, int, int]] = {1: (128, 256, 256)}
 MISALIGNED_KERNELS = {"align": ("tileAlign", ALIGN), "scalar": ("tileScalar", SCALAR), "stage": ("tileStage", STAGE),

@@ -159,8 +159,8 @@ struct WordsTile {
   static constexpr int CP = (36 + BANK + ROWS * E + 7) / 8 * 8 + 4;
   static constexpr int BYTES = (TC + (AIN ? 0 : L * G)) * CP;  // and lane 31's spare columns
   static constexpr bool DYNAMIC = BYTES > 48 * 1024;  // past the static limit: dynamic shared memory
-  static_assert(E <= 2 && TC == (AIN ? 32 : 31) * L * G && (L == 1 || L == 2) && TR % H == 0 && THREADS % 32 == 0,
-                "words of 1- and 2-byte elements, one or two a lane");
+  static_assert(E <= 2 && TC == (AIN ? 32 : 31) * L * G && (L == 1 || L == 2) && TR % H == 0
+                && THREADS % 32 == 0, "words of 1- and 2-byte elements, one or two a lane");
   static_assert(NP * G * L <= 40, "loads in flight a thread");
 };
 
@@ -207,7 +207,8 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
     {
       const byte* const first = in + (b * bstride + r0 * ld + c0) * E;  // the tile's first row segment
       // AIN: every row's shift is 0 (the host checks the input's alignment)
-      const unsigned ph0 = AIN ? 0u : (unsigned)reinterpret_cast<u64>(first) & AM, mr = AIN ? 0u : (unsigned)ldb & AM;
+      const unsigned ph0 = AIN ? 0u : (unsigned)reinterpret_cast<u64>(first) & AM;
+      const unsigned mr = AIN ? 0u : (unsigned)ldb & AM;
       const byte* x = first + 4 * L * lane + wrow * ldb;  // less its row's shift: the lane's aligned words
       const u64 e0 = reinterpret_cast<u64>(first), e1 = reinterpret_cast<u64>(first + (ROWS - 1) * ldb);
       const u64 lo = (min(e0, e1) & ~(u64)AM), hi = (max(e0, e1) & ~(u64)AM) + 128 * L;
@@ -250,21 +251,21 @@ tileWholeWords(const byte* __restrict__ in, byte* __restrict__ out, i64 rows, i6
         unsigned w[L][G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {  // columns G*L*lane .. + G*L-1 of row i: this lane's words and the next's
-          if constexpr (AIN) {
+          if constexpr (AIN) {  // no shift: the lane's own words
 #pragma unroll
             for (int h = 0; h < L; ++h) w[h][g] = v[p][g][h];
-            continue;
-          }
-          const unsigned sh = (ph0 + (unsigned)(wrow + p * RSP + g) * mr) & AM;
-          const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g][0], 1);
-          if constexpr (L == 1) {
-            w[0][g] = __funnelshift_r(v[p][g][0], next, 8 * sh);
-          } else {  // the row's shift is 0-7 bytes: from the lane's words 0, 1 and the next's 0, or 1 and 0, 1
-            const unsigned next1 = __shfl_down_sync(0xffffffffu, v[p][g][1], 1);
-            const bool far = sh & 4u;
-            const unsigned a = far ? v[p][g][1] : v[p][g][0], m = far ? next : v[p][g][1], z = far ? next1 : next;
-            w[0][g] = __funnelshift_r(a, m, 8 * sh);  // the shift is taken mod 32
-            w[1][g] = __funnelshift_r(m, z, 8 * sh);
+          } else {
+            const unsigned sh = (ph0 + (unsigned)(wrow + p * RSP + g) * mr) & AM;
+            const unsigned next = __shfl_down_sync(0xffffffffu, v[p][g][0], 1);
+            if constexpr (L == 1) {
+              w[0][g] = __funnelshift_r(v[p][g][0], next, 8 * sh);
+            } else {  // the row's shift is 0-7 bytes: from the lane's words 0, 1 and the next's 0, or 1 and 0, 1
+              const unsigned next1 = __shfl_down_sync(0xffffffffu, v[p][g][1], 1);
+              const bool far = sh & 4u;
+              const unsigned a = far ? v[p][g][1] : v[p][g][0], m = far ? next : v[p][g][1], z = far ? next1 : next;
+              w[0][g] = __funnelshift_r(a, m, 8 * sh);  // the shift is taken mod 32
+              w[1][g] = __funnelshift_r(m, z, 8 * sh);
+            }
           }
         }
         constexpr int step = RSP * E / 4, cw = CP / 4;  // words between passes in a column, between columns
